@@ -1,0 +1,122 @@
+package stream
+
+import (
+	"time"
+)
+
+// Record is everything the engine learned from one streamed request: when each
+// piece of generated text arrived, what it was, how many tokens it carried and how
+// the stream ended. A Record is returned for every request, failed or not: whatever
+// arrived before an error is kept.
+//
+// All durations are measured on the monotonic clock from Start, which is taken just
+// before the request is handed to the HTTP transport (so a new connection's set-up
+// is part of TTFT, as a user would experience it). An event's time is taken when the
+// read that completed it returned from the connection, before any decoding.
+//
+// Durations that did not happen are zero and their Has* flag is false.
+type Record struct {
+	// Dialect is the wire format that was decoded (never DialectAuto once a
+	// response was read).
+	Dialect Dialect
+	// Model is the model the server named in its response (first non-empty),
+	// else the one in the request body.
+	Model string
+	// Status is the HTTP status code, 0 when no response arrived.
+	Status int
+
+	// Start is the wall-clock and monotonic time just before the request was sent.
+	Start time.Time
+
+	// Headers is request start → response headers received.
+	Headers time.Duration
+	// FirstEvent is request start → first complete SSE event of any kind.
+	FirstEvent time.Duration
+	// TTFT is request start → first event carrying generated text (answer,
+	// reasoning/thinking or tool-call arguments), never a role-only or empty chunk.
+	TTFT    time.Duration
+	HasTTFT bool
+	// TTFTAnswer is request start → first answer (non-reasoning) text. Set only
+	// when the stream had reasoning before the answer (HasReasoning).
+	TTFTAnswer    time.Duration
+	HasTTFTAnswer bool
+	// E2E is request start → end of stream (last byte read, or the error).
+	E2E time.Duration
+	// TPOT is (E2E − TTFT) / (OutputTokens − 1), vLLM's definition; set only when
+	// OutputTokens ≥ 2 and the request did not fail.
+	TPOT    time.Duration
+	HasTPOT bool
+
+	// ITL holds the gaps between consecutive text-bearing events, in order
+	// (len = text events − 1).
+	ITL []time.Duration
+	// ITLTokens, when the server reported per-event token counts (usage on every
+	// chunk, e.g. vLLM continuous_usage_stats), holds how many output tokens the
+	// event that closed each gap carried (same length as ITL). Nil when unknown,
+	// which means "assume one token per event".
+	ITLTokens []int
+
+	// OutputTokens and InputTokens come from the API's usage report when present
+	// (TokenSource == TokensFromUsage), else OutputTokens counts text-bearing events
+	// and InputTokens is 0 (TokenSource == TokensFromEvents).
+	OutputTokens    int
+	InputTokens     int
+	ReasoningTokens int // from usage details when reported, else reasoning events counted
+	TokenSource     TokenSource
+
+	// Events counts complete SSE events (comments and pings included as events
+	// only if they carried a data field); TextEvents those carrying generated text.
+	Events     int
+	TextEvents int
+	// Bytes is the number of body bytes read (after content decoding).
+	Bytes int64
+
+	FinishReason string
+	HasReasoning bool
+	ToolCalls    int
+
+	// Text and Reasoning are filled only when the request asked to keep text.
+	Text      string
+	Reasoning string
+
+	// Timeline, filled only when the request asked for it, has one entry per
+	// complete SSE event (for accuracy measurements against the mock's ground
+	// truth, and for debugging).
+	Timeline []EventTime
+
+	// Err is nil for a successful request.
+	Err *Error
+}
+
+// EventTime is one SSE event on the timeline of a Record.
+type EventTime struct {
+	// At is request start → the read that completed this event.
+	At time.Duration
+	// Text is true when the event carried generated text.
+	Text bool
+	// Tokens is the number of output tokens this event carried when the server
+	// reported it (cumulative usage differences), else 0.
+	Tokens int
+	// ServerNS is the server's own write time (unix ns) when the event carried
+	// one in the field named by GroundTruthField (the mock does), else 0.
+	ServerNS int64
+}
+
+// GroundTruthField is the top-level JSON field in which the mock LLM server puts
+// its wall-clock write time (unix nanoseconds) into every event it sends. The
+// engine records it per event (EventTime.ServerNS) so that read time − write time
+// measures the client path's error.
+const GroundTruthField = "x_mock_ts_ns"
+
+// TokenSource says where a Record's token counts came from.
+type TokenSource string
+
+const (
+	// TokensFromUsage means the API's usage report.
+	TokensFromUsage TokenSource = "usage"
+	// TokensFromEvents means text-bearing events were counted.
+	TokensFromEvents TokenSource = "events"
+)
+
+// Failed reports whether the request failed.
+func (r *Record) Failed() bool { return r.Err != nil }
