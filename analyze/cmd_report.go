@@ -1,8 +1,366 @@
 package main
 
-import "io"
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
-// runReport is being written (see the issue tracker); it fails clearly until then.
+	"github.com/llmstream/xk6-llmstream/analyze/check"
+	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/plot"
+	"github.com/llmstream/xk6-llmstream/analyze/report"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
+)
+
+const reportExamples = `  analyze report results.json -o report
+  analyze report --by model --log --band --window 30s results.json.gz -o report
+  analyze report run-c1.json run-c8.json --by file --labels c=1,c=8 -o report
+  analyze report results.json -o report --check 'llm_ttft: p(99)<2000' --check 'llm_requests_failed: rate<0.01'
+Writes DIR/index.html (self-contained: figures inline as SVG, no script, nothing
+fetched) and each figure as DIR/<metric>-ecdf.png and DIR/<metric>-drift.png.
+Exit status: 0 written (and every check passed), 99 written but a check failed,
+2 bad usage or input, 1 other errors.
+`
+
 func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return usagef("%s: not implemented yet", "report")
+	fs := newFlagSet("report", "report [flags] FILE... -o DIR", reportExamples, stderr)
+	var (
+		in     inputFlags
+		fig    figureFlags
+		dir    string
+		title  string
+		exprs  repeatFlag
+		files  repeatFlag
+		sopts  = stats.DefaultOptions()
+		failed = 0.05
+	)
+	in.register(fs)
+	fig.register(fs)
+	fs.StringVar(&dir, "o", "", "write the report into this `directory` (made if needed; required)")
+	fs.StringVar(&title, "title", "", "the report's title (default: \"Load test report\" and the inputs)")
+	fs.Var(&exprs, "check", "a check, `'METRIC[{tag:value}]: EXPR'` in k6's threshold syntax, shown in the report (repeatable)")
+	fs.Var(&files, "checks", "read checks from this `file`, as analyze check does (repeatable)")
+	fs.Float64Var(&sopts.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
+	fs.Float64Var(&failed, "max-failure-rate", failed, "warn when the share of failed requests (llm_requests_failed) is above this")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		return usagef("-o is required: the directory to write the report into")
+	}
+	if c := sopts.Confidence; !(c > 0 && c < 1) {
+		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
+	}
+	if fig.window.set && fig.window.d <= 0 {
+		return usagef("--window %s: want a positive duration such as 10s", fig.window.d)
+	}
+	marks, err := fig.markPercents()
+	if err != nil {
+		return err
+	}
+	sizeOpt, err := fig.sizeOption()
+	if err != nil {
+		return err
+	}
+	var checks []check.Check
+	for _, e := range exprs {
+		cs, err := check.Parse(e)
+		if err != nil {
+			return usagef("--check: %v", err)
+		}
+		checks = append(checks, cs...)
+	}
+	for _, f := range files {
+		cs, err := check.ReadFile(f)
+		if err != nil {
+			return usagef("--checks: %v", err)
+		}
+		checks = append(checks, cs...)
+	}
+	sel, err := in.selection()
+	if err != nil {
+		return err
+	}
+	sel.also = []string{"llm_requests_failed"}
+	ins, err := inputsFrom(paths, in.labels)
+	if err != nil {
+		return err
+	}
+	r := newReader(sel, ins, in.lenient, stdin, stderr)
+	// One pass feeds the report's series and, as analyze check does, the
+	// checks' streams (which see --where and --from/--to but not --by).
+	ev := newEvaluator(checks)
+	var evLast time.Time
+	td, err := collectTimedWith(r, r.sel.keeps,
+		func(name string) bool { return len(ev.streams[name]) > 0 },
+		func(p *k6json.Point) {
+			if p.Time.After(evLast) {
+				evLast = p.Time
+			}
+			for _, s := range ev.streams[p.Metric] {
+				s.add(p)
+			}
+		})
+	if err != nil {
+		return err
+	}
+	rep, err := buildReport(td, ins, reportConfig{title: title, marks: marks, size: sizeOpt, fig: fig, stats: sopts, maxFailure: failed})
+	if err != nil {
+		return err
+	}
+	if len(checks) > 0 {
+		ev.last = evLast
+		for _, f := range r.files {
+			if !f.Start.IsZero() && (ev.first.IsZero() || f.Start.Before(ev.first)) {
+				ev.first = f.Start
+			}
+		}
+		cr, err := ev.report(r, checks)
+		if err != nil {
+			return err
+		}
+		rep.Checks = reportChecks(cr)
+	}
+	rep.Command = "analyze report " + strings.Join(args, " ")
+	if err := report.Write(dir, rep); err != nil {
+		return err
+	}
+	nfig := 0
+	for _, m := range rep.Metrics {
+		nfig += len(m.Figures)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d figures, also as PNG files beside it)\n", filepath.Join(dir, report.IndexFile), nfig)
+	if rep.Checks != nil && rep.Checks.Failed > 0 {
+		fmt.Fprintf(stderr, "analyze report: %d of %d checks failed\n", rep.Checks.Failed, len(rep.Checks.Rows))
+		return errCheckFailed
+	}
+	return nil
 }
+
+type reportConfig struct {
+	title      string
+	marks      []float64
+	size       plot.Option
+	fig        figureFlags
+	stats      stats.Options
+	maxFailure float64
+}
+
+// buildReport lays out every metric read: tables, diagnosis, figures.
+func buildReport(td *timedData, ins []input, c reportConfig) (*report.Report, error) {
+	r := td.r
+	rep := &report.Report{Title: c.title, Generated: time.Now().UTC(), Selection: r.sel.String(), Confidence: c.stats.Confidence}
+	if rep.Title == "" {
+		labels := make([]string, len(ins))
+		for i, in := range ins {
+			labels[i] = in.label
+		}
+		rep.Title = "Load test report: " + strings.Join(labels, ", ")
+	}
+	for i, f := range r.files {
+		in := report.Input{Label: ins[i].label, Path: ins[i].path, First: td.first[i], Last: td.last[i], Points: f.Points, Kept: f.Kept}
+		if f.Damage != "" {
+			note := fmt.Sprintf("%s; read up to the damage", f.Damage)
+			in.Notes = append(in.Notes, note)
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s", ins[i].path, note))
+		}
+		if f.Skipped > 0 {
+			note := fmt.Sprintf("skipped %d corrupt line(s) (lines %s)", f.Skipped, lineList(f.SkippedLines, f.Skipped))
+			in.Notes = append(in.Notes, note)
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s", ins[i].path, note))
+		}
+		rep.Inputs = append(rep.Inputs, in)
+	}
+	opts := []plot.Option{c.size, plot.DPI(figureDPI)}
+	for _, name := range td.metrics() {
+		if !r.sel.keeps(name) {
+			continue
+		}
+		typ, contains := r.metricType(name)
+		m := report.Metric{Name: name, Kind: typ.String(), Unit: contains.Unit()}
+		mopts := append(slices.Clone(opts), plot.Metric(name), plot.Unit(m.Unit))
+		ss := td.ordered(name)
+		switch typ {
+		case k6json.Trend:
+			if err := trendSection(&m, td, ss, c, mopts); err != nil {
+				return nil, err
+			}
+		case k6json.Rate:
+			for _, s := range ss {
+				n := int64(len(s.samples))
+				rate := float64(s.nonZero) / float64(n)
+				text := fmt.Sprintf("%s (%s of %s non-zero)", percentText(rate), thousands(s.nonZero), thousands(n))
+				if len(s.kinds) > 0 {
+					text += " — " + kindsText(s.kinds)
+				}
+				m.Values = append(m.Values, report.Value{Label: s.group.key, Text: text})
+				if name == "llm_requests_failed" && rate > c.maxFailure {
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s of %s requests failed (above %s): the latency figures describe only the requests that succeeded",
+						s.label(), percentText(rate), thousands(n), percentText(c.maxFailure)))
+				}
+			}
+		case k6json.Counter:
+			for _, s := range ss {
+				text := "sum " + output.Number(s.sum)
+				if span := td.span(); span > 0 {
+					text += fmt.Sprintf(" (%s/s over %s)", output.Number(s.sum/span.Seconds()), span.Round(time.Millisecond))
+				}
+				m.Values = append(m.Values, report.Value{Label: s.group.key, Text: text})
+			}
+		default:
+			for _, s := range ss {
+				m.Values = append(m.Values, report.Value{Label: s.group.key, Text: "last value " + output.Number(s.last)})
+			}
+		}
+		rep.Metrics = append(rep.Metrics, m)
+	}
+	if len(rep.Metrics) == 0 {
+		return nil, usagef("no samples selected for the report (metrics in the inputs: %s)", strings.Join(r.metricNames(), ", "))
+	}
+	return rep, nil
+}
+
+// trendSection fills a Trend's table, diagnosis and figures.
+func trendSection(m *report.Metric, td *timedData, ss []*timedSeries, c reportConfig, opts []plot.Option) error {
+	ecdfOpts := slices.Clone(opts)
+	if c.fig.logX {
+		ecdfOpts = append(ecdfOpts, plot.LogX(true))
+	}
+	if c.fig.band {
+		ecdfOpts = append(ecdfOpts, plot.Band(plot.DefaultBandLevel))
+	}
+	var series []plot.Series
+	for _, s := range ss {
+		v := s.sorted()
+		sum := stats.Summarize(v, c.stats)
+		g := report.Group{Label: s.group.key, Count: sum.Count, Min: sum.Min, Mean: sum.Mean, Max: sum.Max}
+		var few []string
+		for _, p := range sum.Percentiles {
+			g.Percentiles = append(g.Percentiles, report.Percentile{Name: p.Name, Value: p.Value, Lo: p.CI.Lo, Hi: p.CI.Hi, TooFew: p.TooFew})
+			if p.TooFew {
+				few = append(few, p.Name)
+			}
+		}
+		if len(few) > 0 {
+			g.Notes = append(g.Notes, fmt.Sprintf("%s: %s rest on fewer than %d samples above them (%s samples).",
+				s.label(), strings.Join(few, ", "), c.stats.MinAbove, thousands(int64(sum.Count))))
+		}
+		m.Groups = append(m.Groups, g)
+		m.Diagnosis = append(m.Diagnosis, tail.Diagnose(s.label(), v, tail.Unit(m.Unit)).Sentence)
+		ps := plot.Series{Name: seriesName(s.group), Sorted: v}
+		for _, p := range c.marks {
+			if val, ok := stats.Percentile(v, p); ok {
+				ps.Marks = append(ps.Marks, plot.Mark{Name: "P" + trimFloat(p), P: p / 100, Value: val})
+			}
+		}
+		series = append(series, ps)
+	}
+	ecdf, err := plot.ECDF(series, ecdfOpts...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.Name, err)
+	}
+	m.Notes = append(m.Notes, ecdf.Notes...)
+	caption := fmt.Sprintf("ECDF of %s", m.Name)
+	if len(ss) > 1 {
+		caption += ", one curve per group"
+	}
+	m.Figures = append(m.Figures, report.Figure{File: figureFile(m.Name, "ecdf"), Caption: caption, Fig: ecdf})
+
+	width := c.fig.windowWidth()
+	drift, sentences, windows, err := td.drift(m.Name, width, opts)
+	if err != nil {
+		return err
+	}
+	m.Drift = sentences
+	m.Figures = append(m.Figures, report.Figure{File: figureFile(m.Name, "drift"),
+		Caption: fmt.Sprintf("P50 and P99 of %s per %s window over the run", m.Name, width), Fig: drift})
+	for _, s := range ss {
+		for _, w := range windows[s.group.key] {
+			if w.N == 0 {
+				continue
+			}
+			m.Windows = append(m.Windows, report.WindowRow{Group: s.group.key, Start: w.Start, End: w.End, N: w.N,
+				P50: w.P50, P90: w.P90, P99: w.P99, TooFewForP99: w.TooFewForP99})
+		}
+	}
+	return nil
+}
+
+// span is the time from the earliest to the latest kept sample of all inputs.
+func (td *timedData) span() time.Duration {
+	var first, last time.Time
+	for i := range td.first {
+		if !td.first[i].IsZero() && (first.IsZero() || td.first[i].Before(first)) {
+			first = td.first[i]
+		}
+		if td.last[i].After(last) {
+			last = td.last[i]
+		}
+	}
+	if first.IsZero() {
+		return 0
+	}
+	return last.Sub(first)
+}
+
+func reportChecks(cr *output.CheckReport) *report.Checks {
+	c := &report.Checks{Passed: cr.Passed, Failed: cr.Failed}
+	for _, r := range cr.Checks {
+		row := report.CheckRow{Check: r.Check, Passed: r.Passed, Reason: r.Reason}
+		if r.Observed != nil {
+			row.Observed = output.Number(*r.Observed)
+			if r.Unit != "" {
+				row.Observed += " " + r.Unit
+			}
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+// figureFile names a figure's PNG: the metric name (characters other than
+// letters, digits, _ and - replaced) and the kind.
+func figureFile(metric, kind string) string {
+	safe := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, metric)
+	return safe + "-" + kind + ".png"
+}
+
+func kindsText(k map[string]int64) string {
+	keys := make([]string, 0, len(k))
+	for key := range k {
+		keys = append(keys, key)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if k[a] != k[b] {
+			return int(k[b] - k[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, key := range keys {
+		parts[i] = fmt.Sprintf("%s: %s", key, thousands(k[key]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func percentText(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f%%", 100*v)
+}
+
+func trimFloat(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", v), ".0") }

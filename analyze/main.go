@@ -13,6 +13,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -76,7 +77,7 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := cmd.run(args[1:], stdin, stdout, stderr)
 	var usage usageError
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed

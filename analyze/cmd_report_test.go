@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReportCommand(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "report")
+	code, stdout, stderr := run(t, nil, "report", fixV2, "--by", "model", "--log", "--band", "--window", "5s", "-o", dir,
+		"--check", "llm_ttft: p(99)<5000", "--check", "llm_requests_failed: rate<0.01")
+	if code != exitCheckFailed {
+		t.Fatalf("exit %d, want %d (a failing check): %s", code, exitCheckFailed, stderr)
+	}
+	if !strings.Contains(stdout, "wrote "+filepath.Join(dir, "index.html")+" (8 figures") || !strings.Contains(stderr, "1 of 2 checks failed") {
+		t.Errorf("stdout %q, stderr %q", stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{
+		"<title>Load test report: " + fixV2 + "</title>",
+		`<span class="badge fail">1 of 2 failed</span>`,
+		"llm_requests_failed: rate&lt;0.01",
+		`<section id="metric-llm_ttft">`, `<section id="metric-llm_requests_failed">`,
+		"llm_ttft (model=model-a): long tail — P99 is",
+		"P50 and P99 of llm_ttft per 5s window over the run",
+		"(shaded: 95% DKW confidence band)",
+		"http_429: ", // the failed requests' error kinds
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<svg "); n != 8 {
+		t.Errorf("%d inline SVGs, want 8 (ECDF and drift of 4 Trends)", n)
+	}
+	for _, m := range []string{"llm_ttft", "llm_tpot", "llm_itl", "llm_e2e"} {
+		for _, kind := range []string{"ecdf", "drift"} {
+			if _, err := os.Stat(filepath.Join(dir, m+"-"+kind+".png")); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+func TestReportCommandDamagedInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, _, stderr := run(t, nil, "report", fixKilled, "--metric", "llm_ttft", "-o", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "read up to the damage") {
+		t.Error("the report does not say the input was cut short")
+	}
+}
+
+func TestReportCommandSynthetic(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "run.json")
+	// The service slows down over the run: later windows are worse.
+	gen := lognormalGen(4, 6, 0.3, 1)
+	writeK6JSON(t, in, 6000, func(i int, at time.Duration) float64 { return gen(i, at) * (1 + at.Seconds()/30) })
+	out := filepath.Join(dir, "out")
+	code, _, stderr := run(t, nil, "report", in, "--metric", "llm_ttft", "-o", out, "--title", "nightly")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"<title>nightly</title>", "llm_ttft: later windows are worse", "llm_requests_failed"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestReportCommandErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", fixV2}, "-o is required"},
+		{[]string{"report", fixV2, "-o", dir, "--check", "llm_ttft p99"}, "--check"},
+		{[]string{"report", fixV2, "-o", dir, "--confidence", "2"}, "--confidence 2"},
+		{[]string{"report", fixV2, "-o", dir, "--metric", "nope"}, `metric "nope" is not in the inputs`},
+	} {
+		code, _, stderr := run(t, nil, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args[1:], code, stderr, exitUsage, tc.want)
+		}
+	}
+}

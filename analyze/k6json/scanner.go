@@ -1,0 +1,247 @@
+package k6json
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Point is one sample. The Scanner reuses the Point it passes to OnPoint: copy
+// the fields you keep.
+type Point struct {
+	Metric string    // metric name (interned)
+	Time   time.Time // the sample's time, in UTC
+	// Elapsed is Time minus the time of the input's first Point line (of any
+	// metric). k6 writes samples in batches, so a sample may come a little before
+	// the first line's and have a small negative Elapsed.
+	Elapsed time.Duration
+	Value   float64
+	Tags    *TagSet // interned; never nil
+	Line    int64   // 1-based line number in the input
+}
+
+// LineError is a corrupt line: its input, 1-based line number and what is wrong.
+type LineError struct {
+	Input string
+	Line  int64
+	Err   error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Input, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// FileStats is what one input held.
+type FileStats struct {
+	Input  string
+	Bytes  int64 // bytes of NDJSON read (after decompression)
+	Lines  int64 // lines read, including blank, skipped and damaged ones
+	Points int64 // Point lines of every metric
+	Kept   int64 // points passed to OnPoint
+	Decls  int64 // Metric declaration lines
+	Other  int64 // valid JSON objects that are neither Point nor Metric (ignored)
+	// Start is the time of the first Point line; zero if there was none.
+	Start time.Time
+	// Skipped counts corrupt lines skipped under Lenient; SkippedLines holds the
+	// first few of their line numbers.
+	Skipped      int64
+	SkippedLines []int64
+	// Damage is empty for an input read to its end. Otherwise it says how the
+	// input ended early: a final line cut short, a gzip stream cut short. The
+	// points before the damage were read and handed over.
+	Damage string
+}
+
+// MaxSkippedLines is how many skipped line numbers FileStats keeps.
+const MaxSkippedLines = 5
+
+// DefaultMaxLineBytes is the default limit on the length of one line.
+const DefaultMaxLineBytes = 64 << 20
+
+// Scanner reads k6 NDJSON inputs one after another. Tag sets and metric names
+// are interned across all the inputs of one Scanner. A Scanner is not safe for
+// concurrent use.
+type Scanner struct {
+	// Keep says whether the points of a metric are wanted; it is asked once per
+	// metric name per Scanner, at the metric's first Point (k6 writes a metric's
+	// declaration before it, so OnMetric has seen it). Nil keeps every metric.
+	// Points of other metrics are checked for well-formed JSON only (their time
+	// and value are not decoded). Set it before the first Scan.
+	Keep func(metric string) bool
+	// OnMetric, if set, receives each Metric declaration (once per input that
+	// declares it).
+	OnMetric func(m *Metric) error
+	// OnPoint, if set, receives each point of a kept metric. An error it returns
+	// stops the scan and is returned as is.
+	OnPoint func(p *Point) error
+	// Lenient skips corrupt lines (counted in FileStats) instead of failing.
+	Lenient bool
+	// MaxLineBytes limits the length of a line; 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
+
+	dec *decoder
+	buf []byte
+}
+
+func (s *Scanner) decoder() *decoder {
+	if s.dec == nil {
+		s.dec = newDecoder(s.Keep)
+	}
+	return s.dec
+}
+
+// TagSets returns every tag set interned so far, indexed by TagSet.ID.
+func (s *Scanner) TagSets() []*TagSet { return s.decoder().in.sets }
+
+// Scan reads one input to its end. name labels the input in errors and in the
+// returned FileStats. A read error that means the data was cut short
+// (io.ErrUnexpectedEOF, a corrupt or cut gzip or deflate stream) ends the input
+// with FileStats.Damage set, not an error. Corrupt lines are *LineError (or
+// skipped when Lenient); an error from OnPoint or OnMetric is returned as is.
+func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
+	dc := s.decoder()
+	st := FileStats{Input: name}
+	maxLine := s.MaxLineBytes
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLineBytes
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, 1<<20)
+	}
+	buf := s.buf
+	var (
+		start, end int
+		readErr    error
+		res        lineResult
+		pt         Point
+		startNano  int64
+		haveStart  bool
+	)
+	handle := func(line []byte, final bool) (stop bool, err error) {
+		st.Lines++
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if !dc.fast(line, !haveStart, &res) {
+			if perr := dc.slow(line, !haveStart, &res); perr != nil {
+				if final {
+					st.Damage = fmt.Sprintf("last line %d is incomplete (%d bytes) and was dropped", st.Lines, len(line))
+					return true, nil
+				}
+				if s.Lenient {
+					st.Skipped++
+					if len(st.SkippedLines) < MaxSkippedLines {
+						st.SkippedLines = append(st.SkippedLines, st.Lines)
+					}
+					return false, nil
+				}
+				return true, &LineError{Input: name, Line: st.Lines, Err: perr}
+			}
+		}
+		switch res.kind {
+		case linePoint, lineSkipped:
+			st.Points++
+			if !haveStart && res.hasTime {
+				startNano, haveStart = res.unixNano, true
+				st.Start = time.Unix(0, startNano).UTC()
+			}
+			if res.kind == lineSkipped {
+				return false, nil
+			}
+			st.Kept++
+			if s.OnPoint != nil {
+				pt = Point{
+					Metric:  res.metric.name,
+					Time:    time.Unix(0, res.unixNano).UTC(),
+					Elapsed: time.Duration(res.unixNano - startNano),
+					Value:   res.value,
+					Tags:    res.tags,
+					Line:    st.Lines,
+				}
+				if err := s.OnPoint(&pt); err != nil {
+					return true, err
+				}
+			}
+		case lineMetric:
+			st.Decls++
+			if s.OnMetric != nil {
+				if err := s.OnMetric(res.decl); err != nil {
+					return true, err
+				}
+			}
+		case lineOther:
+			st.Other++
+		}
+		return false, nil
+	}
+
+	for {
+		// Hand over every complete line in buf[start:end].
+		for {
+			nl := bytes.IndexByte(buf[start:end], '\n')
+			if nl < 0 {
+				break
+			}
+			stop, err := handle(buf[start:start+nl], false)
+			start += nl + 1
+			if err != nil {
+				return st, err
+			}
+			if stop {
+				return st, nil
+			}
+		}
+		if readErr != nil {
+			break
+		}
+		if start > 0 {
+			end = copy(buf, buf[start:end])
+			start = 0
+		}
+		if end == len(buf) {
+			if len(buf) >= maxLine {
+				return st, &LineError{Input: name, Line: st.Lines + 1, Err: fmt.Errorf("line longer than %d bytes", maxLine)}
+			}
+			nb := make([]byte, min(2*len(buf), maxLine))
+			copy(nb, buf[:end])
+			buf = nb
+			s.buf = nb
+		}
+		n, err := r.Read(buf[end:])
+		end += n
+		st.Bytes += int64(n)
+		if err != nil {
+			readErr = err
+		}
+	}
+	damaged := readErr != io.EOF
+	if damaged && !isTruncation(readErr) {
+		return st, fmt.Errorf("%s: %w", name, readErr)
+	}
+	if rest := buf[start:end]; len(bytes.TrimSpace(rest)) > 0 {
+		// The last line has no newline: keep it if it is whole. An input cut
+		// short may end on a line that happens to be whole; it is kept too.
+		if _, err := handle(rest, true); err != nil {
+			return st, err
+		}
+	}
+	if damaged {
+		msg := fmt.Sprintf("data cut short after %d bytes (%v)", st.Bytes, readErr)
+		if st.Damage != "" {
+			msg += "; " + st.Damage
+		}
+		st.Damage = msg
+	}
+	return st, nil
+}
+
+// isTruncation reports whether a read error means the data ends early or is
+// damaged (what a killed k6 leaves), rather than an I/O failure.
+func isTruncation(err error) bool {
+	var ce flate.CorruptInputError
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) ||
+		errors.Is(err, gzip.ErrHeader) || errors.As(err, &ce)
+}

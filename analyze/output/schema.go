@@ -1,0 +1,138 @@
+// Package output writes analyze's results: an aligned text table, Markdown (for
+// CI step summaries), JSON with a documented, versioned schema, and JUnit XML for
+// checks. The types here are the JSON schema; docs/analyze.md describes it.
+package output
+
+// Schema identifiers, written in the "schema" field of every JSON document. A
+// change that removes or renames a field gets a new version; new fields may be
+// added within a version.
+const (
+	SummarySchema = "xk6-llmstream/analyze-summary/v1"
+	CheckSchema   = "xk6-llmstream/analyze-check/v1"
+)
+
+// Input describes one input file.
+type Input struct {
+	Label  string `json:"label"`
+	Path   string `json:"path"`
+	Lines  int64  `json:"lines"`
+	Points int64  `json:"points"` // Point lines of every metric
+	Kept   int64  `json:"kept"`   // points of the selected metrics
+	// Start is the time of the first sample (RFC 3339), the origin of --from/--to.
+	Start        string  `json:"start,omitempty"`
+	Skipped      int64   `json:"skipped_lines"`
+	SkippedLines []int64 `json:"skipped_line_numbers,omitempty"`
+	// Damage says how an input ended early (k6 killed): read up to the damage.
+	Damage string `json:"damage,omitempty"`
+}
+
+// Selection is what was asked for.
+type Selection struct {
+	Metrics []string `json:"metrics"` // asked for; empty: every llm_* metric
+	Where   []string `json:"where"`   // key=value, all must hold
+	By      []string `json:"by"`      // grouping tags ("file": by input)
+	From    string   `json:"from,omitempty"`
+	To      string   `json:"to,omitempty"`
+}
+
+// Summary is the result of `analyze summary`.
+type Summary struct {
+	Schema     string    `json:"schema"`
+	Inputs     []Input   `json:"inputs"`
+	Selection  Selection `json:"selection"`
+	Confidence float64   `json:"confidence"`
+	Metrics    []Metric  `json:"metrics"`
+	// Warnings are the notes of every group, and the failure-rate warning, in
+	// one list.
+	Warnings []string `json:"warnings"`
+}
+
+// Metric is one metric's groups.
+type Metric struct {
+	Name     string  `json:"name"`
+	Type     string  `json:"type"`     // trend, rate, counter, gauge
+	Contains string  `json:"contains"` // time, data, default
+	Unit     string  `json:"unit"`     // ms, B or ""
+	Groups   []Group `json:"groups"`
+}
+
+// Group is the statistics of one group of samples. Which fields are present
+// depends on the metric type: min/mean/max/percentiles for a Trend, rate and
+// non_zero (with error_kinds) for a Rate, sum and per_second for a Counter,
+// value/min/max for a Gauge.
+type Group struct {
+	Label  string            `json:"label"`  // "model=a,scenario=ramp", or "all"
+	Labels map[string]string `json:"labels"` // the same, as an object
+	Count  int64             `json:"count"`  // samples
+
+	Min         *float64     `json:"min,omitempty"`
+	Mean        *float64     `json:"mean,omitempty"`
+	Max         *float64     `json:"max,omitempty"`
+	Percentiles []Percentile `json:"percentiles,omitempty"`
+
+	Rate       *float64         `json:"rate,omitempty"`
+	NonZero    *int64           `json:"non_zero,omitempty"`
+	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+
+	Sum       *float64 `json:"sum,omitempty"`
+	PerSecond *float64 `json:"per_second,omitempty"`
+
+	Value *float64 `json:"value,omitempty"`
+
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Percentile is one percentile of a Trend group.
+type Percentile struct {
+	Name        string  `json:"name"`         // p(99.9), as k6 names it
+	P           float64 `json:"p"`            // 99.9
+	Value       float64 `json:"value"`        // as k6 computes it
+	NearestRank float64 `json:"nearest_rank"` // the value of rank ⌈p·n⌉
+	Rank        int     `json:"rank"`
+	CI          CI      `json:"ci"`
+	// MinSamples is the count needed for 2 observations above the percentile;
+	// TooFew is count < MinSamples.
+	MinSamples int  `json:"min_samples"`
+	TooFew     bool `json:"too_few"`
+	// RelWidth is (hi − lo)/value, null when the interval is unbounded.
+	RelWidth *float64 `json:"rel_width"`
+	Wide     bool     `json:"wide"`
+}
+
+// CI is a distribution-free confidence interval from two order statistics.
+// Low and High are null where the sample is too small to bound that side; the
+// ranks are then 0 and count+1.
+type CI struct {
+	Low      *float64 `json:"low"`
+	High     *float64 `json:"high"`
+	LowRank  int      `json:"low_rank"`
+	HighRank int      `json:"high_rank"`
+	Coverage float64  `json:"coverage"` // exact, ≥ the confidence asked for
+}
+
+// CheckReport is the result of `analyze check`.
+type CheckReport struct {
+	Schema    string        `json:"schema"`
+	Inputs    []Input       `json:"inputs"`
+	Selection Selection     `json:"selection"`
+	Checks    []CheckResult `json:"checks"`
+	Passed    int           `json:"passed"`
+	Failed    int           `json:"failed"`
+	OK        bool          `json:"ok"` // every check passed
+}
+
+// CheckResult is one check.
+type CheckResult struct {
+	Check      string            `json:"check"`      // as written: llm_ttft{model:a}: p(95)<800
+	Metric     string            `json:"metric"`     // llm_ttft
+	Tags       map[string]string `json:"tags"`       // the submetric's tags, {} for none
+	Expression string            `json:"expression"` // p(95)<800
+	Aggregate  string            `json:"aggregate"`  // p(95)
+	Operator   string            `json:"operator"`   // <
+	Limit      float64           `json:"limit"`      // 800
+	Unit       string            `json:"unit"`       // ms, B or ""
+	Observed   *float64          `json:"observed"`   // null when there is no data
+	Count      int64             `json:"count"`      // samples behind the observed value
+	Passed     bool              `json:"passed"`
+	Reason     string            `json:"reason,omitempty"` // why it failed without a value
+}

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/plot"
+)
+
+// Report is everything the page shows.
+type Report struct {
+	Title string
+	// Generated is written under the title when not zero.
+	Generated time.Time
+	// Command is the command line that made the report, when known.
+	Command   string
+	Inputs    []Input
+	Selection string // the selection flags, in words; empty for none
+	// K6Version is the k6 version that wrote the inputs, when known.
+	K6Version  string
+	Confidence float64 // of the percentile intervals, e.g. 0.95
+	Checks     *Checks // nil when no checks were given
+	Metrics    []Metric
+	// Warnings are shown near the top: damaged inputs, high failure rates, …
+	Warnings []string
+}
+
+// Input is one input file.
+type Input struct {
+	Label, Path string
+	// First and Last are the times of its first and last kept sample.
+	First, Last time.Time
+	Points      int64 // samples of every metric
+	Kept        int64 // samples of the selected metrics
+	Notes       []string
+}
+
+// Checks are the results of k6-style checks.
+type Checks struct {
+	Rows           []CheckRow
+	Passed, Failed int
+}
+
+// CheckRow is one check.
+type CheckRow struct {
+	Check    string // as written: llm_ttft: p(99)<2000
+	Observed string // formatted with its unit; empty when there is no data
+	Passed   bool
+	Reason   string // why it failed without a value
+}
+
+// Metric is one metric's section.
+type Metric struct {
+	Name string
+	Kind string // trend, rate, counter, gauge
+	Unit string // ms, B or ""
+	// Trend groups: the percentile table.
+	Groups []Group
+	// Rate, Counter and Gauge groups: label and value lines.
+	Values []Value
+	// Diagnosis holds the tail diagnosis sentences, one per group.
+	Diagnosis []string
+	// Drift holds the drift sentences, one per group.
+	Drift []string
+	// Figures are drawn in order: the ECDF, then the drift over time.
+	Figures []Figure
+	// Windows is the per-window table of the drift figure.
+	Windows []WindowRow
+	Notes   []string
+}
+
+// Group is one row of a Trend's table.
+type Group struct {
+	Label          string
+	Count          int
+	Min, Mean, Max float64
+	Percentiles    []Percentile
+	Notes          []string
+}
+
+// Percentile is one cell of the table: k6's value and its confidence interval.
+type Percentile struct {
+	Name   string // p(99)
+	Value  float64
+	Lo, Hi float64 // ±Inf when unbounded
+	TooFew bool    // fewer than two samples above it
+}
+
+// Value is a line of a non-Trend metric: "model=a: 2.31% (57 of 2,468) — http_429: 40, timeout: 17".
+type Value struct {
+	Label, Text string
+}
+
+// WindowRow is one time window of one group.
+type WindowRow struct {
+	Group         string
+	Start, End    time.Duration
+	N             int
+	P50, P90, P99 float64
+	TooFewForP99  bool
+}
+
+// Figure is a figure drawn inline as SVG and saved as File (a .png name,
+// relative to the report's folder).
+type Figure struct {
+	File    string
+	Caption string
+	Fig     *plot.Figure
+}

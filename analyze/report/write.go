@@ -1,0 +1,174 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/output"
+)
+
+// IndexFile is the name of the page in the report's folder.
+const IndexFile = "index.html"
+
+//go:embed template.html
+var pageTemplate string
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"num":     output.Number,
+	"count":   func(n int64) string { return thousands(n) },
+	"count64": func(n int) string { return thousands(int64(n)) },
+	"add":     func(a, b int) int { return a + b },
+	"join":    strings.Join,
+	"anchor":  anchor,
+	"utc":     utc,
+	"span":    span,
+	"secs":    func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) },
+	"pct":     func(v float64) string { return strconv.FormatFloat(100*v, 'f', -1, 64) + "%" },
+	"ci":      ci,
+	"svg":     func(f Figure) (template.HTML, error) { return inlineSVG(f) },
+}).Parse(pageTemplate))
+
+// Write makes dir (and its parents) if needed and writes dir/index.html and
+// each figure's PNG into it, replacing files of the same names.
+func Write(dir string, r *Report) error {
+	if err := checkFigures(r); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, m := range r.Metrics {
+		for _, f := range m.Figures {
+			if err := f.Fig.Save(filepath.Join(dir, f.File)); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+		}
+	}
+	return writeFile(filepath.Join(dir, IndexFile), func(w io.Writer) error { return Render(w, r) })
+}
+
+// Render writes the page to w.
+func Render(w io.Writer, r *Report) error {
+	if err := checkFigures(r); err != nil {
+		return err
+	}
+	if r.Title == "" {
+		c := *r
+		c.Title = "Load test report"
+		r = &c
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, r); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// checkFigures makes sure every figure is drawn and named as a plain .png
+// file in the report's folder, each name once.
+func checkFigures(r *Report) error {
+	seen := map[string]bool{}
+	for _, m := range r.Metrics {
+		for _, f := range m.Figures {
+			switch {
+			case f.Fig == nil:
+				return fmt.Errorf("report: figure %q of %s has nothing drawn", f.File, m.Name)
+			case f.File != filepath.Base(f.File) || strings.ContainsAny(f.File, `/\`) || !strings.HasSuffix(f.File, ".png"):
+				return fmt.Errorf("report: figure file %q of %s: want a plain file name ending in .png", f.File, m.Name)
+			case seen[f.File]:
+				return fmt.Errorf("report: two figures are named %q", f.File)
+			}
+			seen[f.File] = true
+		}
+	}
+	return nil
+}
+
+// inlineSVG renders a figure as an inline <svg> element with an accessible
+// label.
+func inlineSVG(f Figure) (template.HTML, error) {
+	b, err := f.Fig.SVG()
+	if err != nil {
+		return "", err
+	}
+	label := template.HTMLEscapeString(f.Caption)
+	b = bytes.Replace(b, []byte("<svg "), []byte(`<svg role="img" aria-label="`+label+`" `), 1)
+	// gonum's SVG is generated here from numbers and escaped labels; it is
+	// trusted markup.
+	return template.HTML(b), nil
+}
+
+func writeFile(path string, fn func(io.Writer) error) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("report: %w", cerr)
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err := fn(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// anchor makes an HTML id from a metric name.
+func anchor(name string) string {
+	var b strings.Builder
+	b.WriteString("metric-")
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+func utc(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000")
+}
+
+func span(a, b time.Time) string {
+	if a.IsZero() || b.IsZero() {
+		return "—"
+	}
+	return b.Sub(a).Round(time.Millisecond).String()
+}
+
+func ci(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return ""
+	}
+	return output.Number(lo) + " – " + output.Number(hi)
+}
+
+func thousands(n int64) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
