@@ -1,8 +1,212 @@
 package main
 
-import "io"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
-// runHelper is being written (see the issue tracker); it fails clearly until then.
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+)
+
+// helperTokenEnv names the environment variable holding the helper's bearer
+// token (read by `helper` and by llmstream.js).
+const helperTokenEnv = "LLMSTREAM_HELPER_TOKEN"
+
+// helperShutdownGrace is how long running streams may finish after SIGINT/SIGTERM.
+const helperShutdownGrace = 10 * time.Second
+
+const helperUsage = `usage: xk6-llmstream helper [flags]
+
+Serves the streaming helper that llmstream.js talks to (POST /v1/stream,
+GET /healthz; see docs/helper-api.md). Prints its base URL as the first line on
+stdout (point the module at it with LLMSTREAM_HELPER or the Client's helper
+option), logs to stderr, and stops on SIGINT or SIGTERM.
+
+Only loopback upstreams are allowed unless --allow names more hosts. Binding a
+non-loopback address requires a token (--token or LLMSTREAM_HELPER_TOKEN; the
+environment keeps it out of process listings).
+
+Examples:
+  xk6-llmstream helper
+  xk6-llmstream helper --addr 127.0.0.1:7070 --allow api.openai.com,api.anthropic.com
+  LLMSTREAM_HELPER_TOKEN=$(openssl rand -hex 16) xk6-llmstream helper --addr 0.0.0.0:7070 --allow *.internal.example
+
+Flags:
+`
+
+// helperFlags are the flags of `helper`.
+type helperFlags struct {
+	addr        string
+	allow       []string
+	token       string
+	timeout     time.Duration
+	idleTimeout time.Duration
+	maxBody     byteSize
+	maxText     byteSize
+	maxLine     byteSize
+	verbose     bool
+}
+
+func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("helper", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.maxBody = byteSize(helper.DefaultMaxBody)
+	f.maxText = byteSize(helper.DefaultMaxText)
+	fs.StringVar(&f.addr, "addr", helper.DefaultAddr, "listen `address` (host:port; port 0 picks a free one)")
+	fs.Func("allow", "upstream `hosts` allowed besides loopback, comma-separated: host, host:port, *.domain, IP or IP/prefix (repeatable)", func(v string) error {
+		f.allow = append(f.allow, v)
+		return nil
+	})
+	fs.StringVar(&f.token, "token", "", "bearer `token` required from the module (default $"+helperTokenEnv+")")
+	fs.DurationVar(&f.timeout, "timeout", helper.DefaultTimeout, "whole-request timeout for requests that set none")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", helper.DefaultIdleTimeout, "wait for the next upstream bytes, for requests that set none")
+	fs.Var(&f.maxBody, "max-body", "largest request `size` accepted on POST /v1/stream (e.g. 4MiB)")
+	fs.Var(&f.maxText, "max-text", "largest text (and reasoning) `size` returned with keep_text")
+	fs.Var(&f.maxLine, "max-line", "longest upstream SSE line `size` (0: the engine's default)")
+	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, helperUsage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// runHelper serves the helper until SIGINT or SIGTERM.
 func runHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return usagef("%s: not implemented yet", "helper")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// After the first signal, a second one ends the process the default way.
+	context.AfterFunc(ctx, stop)
+	return serveHelper(ctx, args, stdout, stderr)
+}
+
+// serveHelper parses args, starts the helper, prints its URL and serves until
+// ctx ends, then shuts down gracefully.
+func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f helperFlags
+	fs := newHelperFlagSet(&f, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (the helper takes only flags)", fs.Arg(0))
+	}
+	if f.token == "" {
+		f.token = strings.TrimSpace(os.Getenv(helperTokenEnv))
+	}
+	allow, err := helper.ParseAllowList(f.allow...)
+	if err != nil {
+		return usagef("--allow: %v", err)
+	}
+	if f.timeout <= 0 || f.idleTimeout <= 0 {
+		return usagef("--timeout and --idle-timeout must be positive (got %v and %v)", f.timeout, f.idleTimeout)
+	}
+	if f.maxBody <= 0 || f.maxText <= 0 {
+		return usagef("--max-body and --max-text must be positive")
+	}
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).With("component", "helper")
+
+	srv, err := helper.Start(f.addr,
+		helper.WithToken(f.token),
+		helper.WithAllowList(allow),
+		helper.WithTimeout(f.timeout),
+		helper.WithIdleTimeout(f.idleTimeout),
+		helper.WithMaxBody(int64(f.maxBody)),
+		helper.WithMaxText(int(f.maxText)),
+		helper.WithMaxLineBytes(int(f.maxLine)),
+		helper.WithLogger(logger),
+	)
+	if err != nil {
+		if errors.Is(err, helper.ErrTokenRequired) {
+			return usageError{err}
+		}
+		return err
+	}
+	if _, err := fmt.Fprintln(stdout, srv.URL()); err != nil {
+		_ = srv.Shutdown(context.Background())
+		return fmt.Errorf("writing the helper URL to stdout: %w", err)
+	}
+	logger.Info("listening", "url", srv.URL(), "allow", allow.String(), "token_required", f.token != "")
+
+	select {
+	case <-ctx.Done():
+	case <-srv.Done():
+	}
+	serveErr := srv.ServeErr()
+	graceCtx, cancel := context.WithTimeout(context.Background(), helperShutdownGrace)
+	defer cancel()
+	shutErr := srv.Shutdown(graceCtx)
+	st := srv.Handler().Stats()
+	logger.Info("stopped", "streams", st.Streams, "failed", st.Failed, "canceled", st.Canceled, "refused", st.Refused)
+	if serveErr != nil {
+		return fmt.Errorf("helper stopped: %w", serveErr)
+	}
+	return shutErr
+}
+
+// byteSize is a flag.Value for sizes in bytes: "4194304", "4MiB", "512KiB",
+// "1GiB" (binary), "4MB", "64KB" (decimal), "100B". Case-insensitive.
+type byteSize int64
+
+var byteUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30},
+	{"kb", 1000}, {"mb", 1000 * 1000}, {"gb", 1000 * 1000 * 1000},
+	{"b", 1},
+}
+
+func (s *byteSize) String() string {
+	n := int64(*s)
+	switch {
+	case n != 0 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "GiB"
+	case n != 0 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	case n != 0 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (s *byteSize) Set(v string) error {
+	n, err := parseByteSize(v)
+	if err != nil {
+		return err
+	}
+	*s = byteSize(n)
+	return nil
+}
+
+func parseByteSize(v string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(v))
+	mult := int64(1)
+	for _, u := range byteUnits {
+		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("size %q: want a number of bytes, optionally with a unit (B, KiB, MiB, GiB, KB, MB, GB)", v)
+	}
+	return n * mult, nil
 }

@@ -1,8 +1,172 @@
 package main
 
-import "io"
+import (
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 
-// runInspect is being written (see the issue tracker); it fails clearly until then.
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
+)
+
+const inspectUsage = `usage: xk6-llmstream inspect [--dialect D] [--max-line-bytes N] FILE|-
+
+Decode a recorded text/event-stream body (a file, a FILE.gz, or - for standard
+input) and print what it holds as one JSON object: dialect, events, text,
+reasoning, tool_calls, usage ({input_tokens, output_tokens} from the stream's
+own usage report, or null), finish_reason and error ({kind, message} as the
+engine would classify the stream, or null). A recording has no timing, so no
+latencies are printed.
+
+The exit status is 0 when the file was read, whatever the stream holds (look at
+"error"); 1 when it could not be read; 2 for bad usage.
+
+Examples:
+  xk6-llmstream inspect capture.sse
+  curl -sN https://api.example.com/v1/chat/completions ... | xk6-llmstream inspect -
+  xk6-llmstream inspect --dialect anthropic-messages body.txt
+
+Flags:
+`
+
+// inspectOutput is what inspect prints. The first fields are the documented
+// interface; the rest help when a recording looks wrong.
+type inspectOutput struct {
+	Dialect      stream.Dialect `json:"dialect"`
+	Events       int            `json:"events"`
+	Text         string         `json:"text"`
+	Reasoning    string         `json:"reasoning"`
+	ToolCalls    int            `json:"tool_calls"`
+	Usage        *inspectTokens `json:"usage"`
+	FinishReason string         `json:"finish_reason"`
+	Error        *inspectError  `json:"error"`
+
+	Model           string             `json:"model"`
+	TextEvents      int                `json:"text_events"`
+	OutputTokens    int                `json:"output_tokens"`
+	ReasoningTokens int                `json:"reasoning_tokens"`
+	TokenSource     stream.TokenSource `json:"token_source"`
+	TokensPerEvent  []int              `json:"tokens_per_event,omitempty"`
+	Bytes           int64              `json:"bytes"`
+}
+
+type inspectTokens struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+type inspectError struct {
+	Kind    stream.ErrorKind `json:"kind"`
+	Message string           `json:"message"`
+}
+
 func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return usagef("%s: not implemented yet", "inspect")
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dialect := fs.String("dialect", string(stream.DialectAuto), "wire format: "+inspectDialectNames()+" (auto detects it from the events)")
+	maxLine := fs.Int("max-line-bytes", stream.DefaultMaxLineBytes, "longest SSE line (and event data) accepted, in bytes")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, inspectUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usagef("%v", err)
+	}
+	d, ok := stream.ParseDialect(*dialect)
+	if !ok {
+		return usagef("unknown dialect %q (want one of %s)", *dialect, inspectDialectNames())
+	}
+	if *maxLine <= 0 {
+		return usagef("--max-line-bytes must be positive, got %d", *maxLine)
+	}
+	if fs.NArg() != 1 {
+		return usagef("want one FILE (or - for standard input), got %d arguments; see 'xk6-llmstream inspect -h'", fs.NArg())
+	}
+	name := fs.Arg(0)
+	in, closeIn, err := inspectOpen(name, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	rec, err := stream.Decode(in, d, stream.WithMaxLineBytes(*maxLine))
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	return inspectWriteJSON(stdout, inspectResult(rec))
+}
+
+// inspectOpen opens FILE, FILE.gz (decompressed) or - (stdin).
+func inspectOpen(name string, stdin io.Reader) (io.Reader, func(), error) {
+	if name == "-" {
+		return stdin, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot open recording: %w", err)
+	}
+	if !strings.HasSuffix(name, ".gz") {
+		return f, func() { f.Close() }, nil
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: not a gzip file: %w", name, err)
+	}
+	return zr, func() { zr.Close(); f.Close() }, nil
+}
+
+func inspectResult(rec *stream.Record) inspectOutput {
+	out := inspectOutput{
+		Dialect:         rec.Dialect,
+		Events:          rec.Events,
+		Text:            rec.Text,
+		Reasoning:       rec.Reasoning,
+		ToolCalls:       rec.ToolCalls,
+		FinishReason:    rec.FinishReason,
+		Model:           rec.Model,
+		TextEvents:      rec.TextEvents,
+		OutputTokens:    rec.OutputTokens,
+		ReasoningTokens: rec.ReasoningTokens,
+		TokenSource:     rec.TokenSource,
+		Bytes:           rec.Bytes,
+	}
+	if rec.TokenSource == stream.TokensFromUsage {
+		out.Usage = &inspectTokens{InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens}
+	}
+	if rec.ITLTokens != nil {
+		for _, e := range rec.Timeline {
+			if e.Text {
+				out.TokensPerEvent = append(out.TokensPerEvent, e.Tokens)
+			}
+		}
+	}
+	if rec.Err != nil {
+		out.Error = &inspectError{Kind: rec.Err.Kind, Message: rec.Err.Message}
+	}
+	return out
+}
+
+func inspectWriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	return nil
+}
+
+func inspectDialectNames() string {
+	var names []string
+	for _, d := range stream.Dialects() {
+		names = append(names, string(d))
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,8 +1,315 @@
 package main
 
-import "io"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
 
-// runMock is being written (see the issue tracker); it fails clearly until then.
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+)
+
+const mockUsage = `usage: xk6-llmstream mock [flags]
+
+Serves a mock LLM — OpenAI chat completions, OpenAI completions and Anthropic
+messages, streamed and not — with a seeded latency model, injected faults and
+ground-truth write timestamps ("x_mock_ts_ns") in every event. Prints its base
+URL as the first line on stdout; stops on SIGINT or SIGTERM.
+
+Settings come from the defaults, then --profile, then the flags given (model
+flags apply to the default model and to every model of the profile; a flag's
+default is the built-in setting, used when neither the profile nor the flag
+sets it).
+The profile format is in docs/mock.md.
+
+Examples:
+  xk6-llmstream mock
+  xk6-llmstream mock --addr 127.0.0.1:8000 --profile scripts/mock-profiles/realistic.json
+  xk6-llmstream mock --slots 8 --queue-limit 32 --fault-429 0.01 --log mock.jsonl
+  xk6-llmstream mock --prefill 0s --itl 0s --seed 7   # instant answers
+
+Flags:
+`
+
+// mockShutdownGrace bounds the wait for connections to close after the
+// streams were stopped.
+const mockShutdownGrace = 5 * time.Second
+
+// runMock is the `mock` command: serveMock until SIGINT or SIGTERM.
 func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return usagef("%s: not implemented yet", "mock")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveMock(ctx, args, stdout, stderr)
+}
+
+// mockFlags are the command's flags; the model ones are applied only when
+// given.
+type mockFlags struct {
+	fs                                      *flag.FlagSet
+	addr, profile, logPath, apiKey, models  string
+	seed                                    uint64
+	slots, queueLimit                       int
+	slotsPerModel                           bool
+	retryAfter                              time.Duration
+	prefill, prefillPerToken, itl, stall    time.Duration
+	prefillSigma, itlSigma, stallProb, slow float64
+	outputTokens, reasoningTokens, tpe      int
+	echo                                    bool
+	f429, f5xx, fDisc, fMal, fErr, fNotStr  float64
+}
+
+func newMockFlags(stderr io.Writer) *mockFlags {
+	m := &mockFlags{fs: flag.NewFlagSet("mock", flag.ContinueOnError)}
+	fs := m.fs
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, mockUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&m.addr, "addr", "127.0.0.1:0", "listen on `HOST:PORT` (port 0 picks a free one)")
+	fs.StringVar(&m.profile, "profile", "", "read settings from the JSON profile `FILE`")
+	fs.StringVar(&m.logPath, "log", "", "write one JSON line per request (ground truth) to `FILE`")
+	fs.StringVar(&m.apiKey, "api-key", "", "require this `KEY` (Authorization: Bearer or x-api-key); answer 401 otherwise")
+	fs.StringVar(&m.models, "models", "", "serve and list these comma-separated model `NAMES` (with the default settings unless the profile has them)")
+	fs.Uint64Var(&m.seed, "seed", 1, "random `SEED` of the latency model and faults")
+	fs.IntVar(&m.slots, "slots", 0, "at most `N` streams decode at once, others wait FIFO (0: unlimited)")
+	fs.IntVar(&m.queueLimit, "queue-limit", 0, "answer 429 when `N` requests already wait for a slot (0: no limit)")
+	fs.BoolVar(&m.slotsPerModel, "slots-per-model", false, "give each model its own slots and queue")
+	fs.DurationVar(&m.retryAfter, "retry-after", mockllm.DefaultRetryAfter, "Retry-After of 429 answers")
+	def := mockllm.DefaultConfig().Default
+	fs.DurationVar(&m.prefill, "prefill", def.Prefill.Base, "prefill base `DURATION` (time from slot to first token)")
+	fs.DurationVar(&m.prefillPerToken, "prefill-per-token", def.Prefill.PerInputToken, "prefill `DURATION` added per input token")
+	fs.Float64Var(&m.prefillSigma, "prefill-sigma", def.Prefill.Jitter.Sigma, "lognormal jitter `SIGMA` of prefill (0: none)")
+	fs.DurationVar(&m.itl, "itl", def.ITL.Base, "inter-token latency base `DURATION`")
+	fs.Float64Var(&m.itlSigma, "itl-sigma", def.ITL.Jitter.Sigma, "lognormal jitter `SIGMA` of the inter-token latency (0: none)")
+	fs.Float64Var(&m.stallProb, "stall-prob", 0, "probability `P` of a stall before each token event")
+	fs.DurationVar(&m.stall, "stall", 0, "stall `DURATION`")
+	fs.Float64Var(&m.slow, "slowdown", 0, "decode slowdown `F`: ITL × (1 + F × (active streams − 1))")
+	fs.IntVar(&m.outputTokens, "output-tokens", 0, "answer length `N` in tokens (0: fill max_tokens, else 16; default: lognormal, median 120)")
+	fs.IntVar(&m.reasoningTokens, "reasoning-tokens", 0, "reasoning tokens `N` before the answer (0: none)")
+	fs.IntVar(&m.tpe, "tokens-per-event", 0, "tokens per event `N` (speculative decoding; 0: 1)")
+	fs.BoolVar(&m.echo, "echo", false, "answer with the prompt's words instead of filler text")
+	fs.Float64Var(&m.f429, "fault-429", 0, "`RATE` of injected 429 answers")
+	fs.Float64Var(&m.f5xx, "fault-5xx", 0, "`RATE` of injected 5xx answers")
+	fs.Float64Var(&m.fDisc, "fault-disconnect", 0, "`RATE` of connections broken mid-stream")
+	fs.Float64Var(&m.fMal, "fault-malformed", 0, "`RATE` of streams with one malformed event")
+	fs.Float64Var(&m.fErr, "fault-error-event", 0, "`RATE` of streams ended by an error event")
+	fs.Float64Var(&m.fNotStr, "fault-not-streamed", 0, "`RATE` of streamed requests answered with one JSON document")
+	return m
+}
+
+// config builds the Config: defaults, then the profile, then the flags given.
+func (m *mockFlags) config() (mockllm.Config, error) {
+	cfg := mockllm.DefaultConfig()
+	if m.profile != "" {
+		var err error
+		if cfg, err = mockllm.LoadProfile(m.profile); err != nil {
+			return cfg, err
+		}
+	}
+	set := map[string]bool{}
+	m.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	if set["seed"] {
+		cfg.Seed = m.seed
+	}
+	if set["slots"] {
+		cfg.Slots = m.slots
+	}
+	if set["queue-limit"] {
+		cfg.QueueLimit = m.queueLimit
+	}
+	if set["slots-per-model"] {
+		cfg.SlotsPerModel = m.slotsPerModel
+	}
+	if set["retry-after"] {
+		cfg.RetryAfter = m.retryAfter
+	}
+	if set["api-key"] {
+		cfg.APIKey = m.apiKey
+	}
+	if set["models"] {
+		for _, name := range strings.Split(m.models, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				return cfg, usagef("--models: empty model name in %q", m.models)
+			}
+			if _, ok := cfg.Models[name]; !ok {
+				if cfg.Models == nil {
+					cfg.Models = map[string]mockllm.ModelConfig{}
+				}
+				cfg.Models[name] = cfg.Default
+			}
+		}
+	}
+	apply := func(mc *mockllm.ModelConfig) {
+		lognormal := func(sigma float64) mockllm.Jitter {
+			if sigma == 0 {
+				return mockllm.Jitter{}
+			}
+			return mockllm.Jitter{Dist: mockllm.JitterLognormal, Sigma: sigma}
+		}
+		for name, do := range map[string]func(){
+			"prefill":            func() { mc.Prefill.Base = m.prefill },
+			"prefill-per-token":  func() { mc.Prefill.PerInputToken = m.prefillPerToken },
+			"prefill-sigma":      func() { mc.Prefill.Jitter = lognormal(m.prefillSigma) },
+			"itl":                func() { mc.ITL.Base = m.itl },
+			"itl-sigma":          func() { mc.ITL.Jitter = lognormal(m.itlSigma) },
+			"stall-prob":         func() { mc.Stall.Prob = m.stallProb },
+			"stall":              func() { mc.Stall.Duration = m.stall },
+			"slowdown":           func() { mc.DecodeSlowdown = m.slow },
+			"echo":               func() { mc.Echo = m.echo },
+			"fault-429":          func() { mc.Faults.HTTP429 = m.f429 },
+			"fault-5xx":          func() { mc.Faults.HTTP5xx = m.f5xx },
+			"fault-disconnect":   func() { mc.Faults.Disconnect = m.fDisc },
+			"fault-malformed":    func() { mc.Faults.Malformed = m.fMal },
+			"fault-error-event":  func() { mc.Faults.ErrorEvent = m.fErr },
+			"fault-not-streamed": func() { mc.Faults.NotStreamed = m.fNotStr },
+			"output-tokens": func() {
+				mc.OutputTokens = mockllm.Count{}
+				if m.outputTokens > 0 {
+					mc.OutputTokens = mockllm.FixedCount(m.outputTokens)
+				}
+			},
+			"reasoning-tokens": func() {
+				mc.ReasoningTokens = mockllm.Count{}
+				if m.reasoningTokens > 0 {
+					mc.ReasoningTokens = mockllm.FixedCount(m.reasoningTokens)
+				}
+			},
+			"tokens-per-event": func() { mc.TokensPerEvent = mockllm.TokensPerEvent{Min: m.tpe, Max: m.tpe} },
+		} {
+			if set[name] {
+				do()
+			}
+		}
+	}
+	apply(&cfg.Default)
+	for name, mc := range cfg.Models {
+		apply(&mc)
+		cfg.Models[name] = mc
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+// serveMock runs the mock until ctx ends. It prints the base URL as the first
+// line on stdout and diagnostics on stderr.
+func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	m := newMockFlags(stderr)
+	if err := m.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if m.fs.NArg() > 0 {
+		return usagef("unexpected argument %q", m.fs.Arg(0))
+	}
+	cfg, err := m.config()
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return usageError{err}
+	}
+
+	if m.logPath != "" {
+		f, err := os.Create(m.logPath)
+		if err != nil {
+			return fmt.Errorf("--log: %w", err)
+		}
+		defer func() {
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("--log %s: %w", m.logPath, cerr)
+			}
+		}()
+		cfg.Log = f
+	}
+
+	srv, err := mockllm.New(cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	ln, err := net.Listen("tcp", m.addr)
+	if err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("--addr %s: %w", m.addr, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+
+	if _, err := fmt.Fprintf(stdout, "http://%s\n", ln.Addr()); err != nil {
+		_ = ln.Close()
+		_ = srv.Close()
+		return fmt.Errorf("writing the base URL: %w", err)
+	}
+	slots := "unlimited"
+	if cfg.Slots > 0 {
+		slots = fmt.Sprint(cfg.Slots)
+		if cfg.SlotsPerModel {
+			slots += " per model"
+		}
+	}
+	fmt.Fprintf(stderr, "mock: serving %s on http://%s (seed %d, slots %s, queue limit %d, api key %s)\n",
+		strings.Join(cfg.ModelNames(), ", "), ln.Addr(), cfg.Seed, slots, cfg.QueueLimit, onOff(cfg.APIKey != ""))
+
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	// Stop the streams first (their clients see them cut), then the listener
+	// and the idle connections.
+	closeErr := srv.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), mockShutdownGrace)
+	defer cancel()
+	shutErr := hs.Shutdown(sctx)
+	if serveErr == nil {
+		serveErr = <-served
+	}
+	printMockStats(stderr, srv.Stats())
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, closeErr, shutErr)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "required"
+	}
+	return "not required"
+}
+
+func printMockStats(w io.Writer, st mockllm.Stats) {
+	fmt.Fprintf(w, "mock: %d requests, %d streams, %d completed, %d client gone, %d events, %d tokens; pacing lateness p50 %v, p99 %v, max %v\n",
+		st.Requests, st.Streams, st.Completed, st.ClientGone, st.Events, st.Tokens,
+		st.Lateness.P50, st.Lateness.P99, st.Lateness.Max)
+	if len(st.Faults) > 0 {
+		kinds := make([]string, 0, len(st.Faults))
+		for k := range st.Faults {
+			kinds = append(kinds, string(k))
+		}
+		sort.Strings(kinds)
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%s %d", k, st.Faults[mockllm.Fault(k)])
+		}
+		fmt.Fprintf(w, "mock: faults: %s\n", strings.Join(parts, ", "))
+	}
 }

@@ -1,8 +1,159 @@
 package main
 
-import "io"
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
-// runRun is being written (see the issue tracker); it fails clearly until then.
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
+)
+
+const runUsage = `usage: xk6-llmstream run [flags] script.js [k6 run flags...]
+
+Runs a k6 script with your stock k6 (v1.x or v2.x) around the streaming helper
+that llmstream.js talks to. Starts the helper on 127.0.0.1, and the mock LLM when
+--mock is given or LLM_BASE_URL is not set; gives k6 their addresses in
+LLMSTREAM_HELPER, LLMSTREAM_HELPER_TOKEN and LLM_BASE_URL; runs "k6 run" from
+K6_BIN or PATH with everything after the script flags passed on; forwards SIGINT
+and SIGTERM to k6 (a second one kills it); stops the helper and the mock after
+k6 exits; and exits with k6's exit code (99 when a threshold failed).
+
+The flags below must come before the script; anything else, from the first
+argument that is not one of them, goes to "k6 run" unchanged.
+
+Examples:
+  xk6-llmstream run scripts/smoke.js
+  xk6-llmstream run --mock-profile scripts/mock-profiles/realistic.json scripts/ramping-vus.js --out json=results.json
+  LLM_BASE_URL=https://api.openai.com/v1 LLM_API_KEY=... xk6-llmstream run scripts/ci-gate.js
+  K6_BIN=/opt/k6/k6 xk6-llmstream run --allow api.anthropic.com scripts/compare-models.js
+
+Flags:
+  --mock               start the mock LLM even if LLM_BASE_URL is set
+  --mock-profile FILE  start the mock with this profile (see docs/mock.md)
+  --allow HOSTS        more upstream hosts for the helper, comma-separated
+                       (loopback and the host of LLM_BASE_URL are allowed)
+  --verbose            log every stream the helper runs
+`
+
+// runFlags are the runner's own flags, parsed off the front of the arguments.
+type runFlags struct {
+	mock        bool
+	mockProfile string
+	allow       []string
+	verbose     bool
+	help        bool
+}
+
+// parseRunArgs takes the runner's own flags off the front of args and returns
+// the rest, which goes to "k6 run". Flags may be written -flag or --flag, and
+// values as "--flag value" or "--flag=value"; "--" ends the runner's flags.
+func parseRunArgs(args []string) (runFlags, []string, error) {
+	var f runFlags
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return f, args[i+1:], nil
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return f, args[i:], nil
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		takeValue := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", usagef("flag --%s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		switch name {
+		case "mock", "verbose":
+			b := true
+			if hasValue {
+				switch value {
+				case "true", "1":
+				case "false", "0":
+					b = false
+				default:
+					return f, nil, usagef("flag --%s: want true or false, got %q", name, value)
+				}
+			}
+			if name == "mock" {
+				f.mock = b
+			} else {
+				f.verbose = b
+			}
+		case "mock-profile":
+			v, err := takeValue()
+			if err != nil {
+				return f, nil, err
+			}
+			f.mockProfile = v
+		case "allow":
+			v, err := takeValue()
+			if err != nil {
+				return f, nil, err
+			}
+			f.allow = append(f.allow, v)
+		case "h", "help":
+			f.help = true
+			return f, nil, nil
+		default:
+			// Not ours: this and everything after it belongs to k6.
+			return f, args[i:], nil
+		}
+	}
+	return f, nil, nil
+}
+
+// runRun is the `run` command.
 func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return usagef("%s: not implemented yet", "run")
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	return runK6(context.Background(), args, stdin, stdout, stderr, signals, nil)
+}
+
+// runK6 is runRun with its signals and environment (nil: the process's) given.
+func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal, env []string) error {
+	f, k6Args, err := parseRunArgs(args)
+	if err != nil {
+		return err
+	}
+	if f.help {
+		fmt.Fprint(stderr, runUsage)
+		return nil
+	}
+	if len(k6Args) == 0 {
+		return usagef("missing the k6 script: xk6-llmstream run [--mock] script.js [k6 run flags...]")
+	}
+	if _, err := helper.ParseAllowList(f.allow...); err != nil {
+		return usagef("--allow: %v", err)
+	}
+	code, err := runner.Run(ctx, runner.Config{
+		Args:        k6Args,
+		Mock:        f.mock,
+		MockProfile: f.mockProfile,
+		Allow:       f.allow,
+		Env:         env,
+		Stdin:       stdin,
+		Stdout:      stdout,
+		Stderr:      stderr,
+		Signals:     signals,
+		Verbose:     f.verbose,
+	})
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return exitCodeError{code}
+	}
+	return nil
 }

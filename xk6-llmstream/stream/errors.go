@@ -51,8 +51,8 @@ func HTTPKind(status int) ErrorKind {
 // an API key or any request header value; server bodies quoted in it are
 // truncated.
 type Error struct {
-	Kind    ErrorKind
-	Message string
+	Kind    ErrorKind `json:"kind"`
+	Message string    `json:"message"`
 }
 
 func (e *Error) Error() string { return string(e.Kind) + ": " + e.Message }

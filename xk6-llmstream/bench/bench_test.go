@@ -1,0 +1,524 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+)
+
+// The mock's schedule for the side-by-side runs and for the slow streams.
+const (
+	benchPrefill = 50 * time.Millisecond
+	slowPrefill  = 200 * time.Millisecond
+	slowITL      = 500 * time.Millisecond
+	slowTokens   = 10
+	slowStreams  = 2000
+	fastModel    = "bench-fast"
+	slowModel    = "bench-slow"
+	mockChildEnv = "LLMSTREAM_BENCH_MOCK_CHILD"
+)
+
+// settings are the benchmark's knobs (environment variables, see doc.go).
+type settings struct {
+	prefill time.Duration
+	itl     time.Duration
+	tokens  int
+	rounds  int
+	levels  []int
+}
+
+func loadSettings(tb testing.TB) settings {
+	s := settings{prefill: benchPrefill, itl: 20 * time.Millisecond, tokens: 50, rounds: 3, levels: []int{1, 50, 200}}
+	if v := os.Getenv("LLMSTREAM_BENCH_ITL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			tb.Fatalf("LLMSTREAM_BENCH_ITL=%q: want a positive duration such as 20ms", v)
+		}
+		s.itl = d
+	}
+	for name, p := range map[string]*int{"LLMSTREAM_BENCH_TOKENS": &s.tokens, "LLMSTREAM_BENCH_ROUNDS": &s.rounds} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				tb.Fatalf("%s=%q: want a positive integer", name, v)
+			}
+			*p = n
+		}
+	}
+	if v := os.Getenv("LLMSTREAM_BENCH_LEVELS"); v != "" {
+		s.levels = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				tb.Fatalf("LLMSTREAM_BENCH_LEVELS=%q: want comma-separated positive integers", v)
+			}
+			s.levels = append(s.levels, n)
+		}
+	}
+	return s
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mockChildEnv) != "" {
+		os.Exit(mockChild())
+	}
+	os.Exit(m.Run())
+}
+
+// mockChild serves the mock on loopback until its stdin closes. The schedule
+// is fixed (no jitter, unlimited slots) so that it is the ground truth.
+func mockChild() int {
+	itl, err := time.ParseDuration(os.Getenv(mockChildEnv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mock child:", err)
+		return 2
+	}
+	m, err := mockllm.New(mockllm.Config{
+		Seed: 1,
+		Models: map[string]mockllm.ModelConfig{
+			fastModel: {Prefill: mockllm.Prefill{Base: benchPrefill}, ITL: mockllm.ITL{Base: itl}},
+			slowModel: {Prefill: mockllm.Prefill{Base: slowPrefill}, ITL: mockllm.ITL{Base: slowITL}},
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mock child:", err)
+		return 1
+	}
+	srv := httptest.NewServer(m)
+	fmt.Println(srv.URL)
+	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it
+	m.Close()
+	srv.Close()
+	return 0
+}
+
+// mockProc is the mock child process.
+type mockProc struct {
+	url   string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+}
+
+func startMockProc(tb testing.TB, itl time.Duration) *mockProc {
+	tb.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), mockChildEnv+"="+itl.String())
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("mock child printed no URL: %v", err)
+	}
+	return &mockProc{url: strings.TrimSpace(line), cmd: cmd, stdin: stdin}
+}
+
+func (p *mockProc) stop(tb testing.TB) {
+	p.stdin.Close()
+	if err := p.cmd.Wait(); err != nil {
+		tb.Errorf("mock child: %v", err)
+	}
+}
+
+// result is one path's figures at one concurrency level.
+type result struct {
+	path      string
+	streams   int
+	requests  int
+	errors    int
+	firstErr  string
+	lag       []time.Duration // per stamped event: read time − mock write time
+	ttftErr   []time.Duration // per request: TTFT − scheduled prefill
+	itlErr    []time.Duration // per gap: ITL − scheduled ITL
+	tokens    int
+	wall      time.Duration
+	cpu       time.Duration
+	cpuDetail string
+}
+
+func (r *result) addError(msg string) {
+	r.errors++
+	if r.firstErr == "" {
+		r.firstErr = msg
+	}
+}
+
+// addStream adds one stream's events (offsets from start) to r.
+func (r *result) addStream(startUnixNS int64, events []Event, s settings) {
+	var prev time.Duration
+	texts := 0
+	for _, e := range events {
+		if e.ServerNS != 0 {
+			r.lag = append(r.lag, time.Duration(startUnixNS+int64(e.At)-e.ServerNS))
+		}
+		if !e.Text {
+			continue
+		}
+		if texts == 0 {
+			r.ttftErr = append(r.ttftErr, e.At-s.prefill)
+		} else {
+			r.itlErr = append(r.itlErr, e.At-prev-s.itl)
+		}
+		prev = e.At
+		texts++
+	}
+	r.tokens += texts
+	if texts != s.tokens {
+		r.addError(fmt.Sprintf("%d text events, want %d", texts, s.tokens))
+	}
+}
+
+func chatBody(model string, tokens int) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"model": model, "max_tokens": tokens, "stream": true,
+		"messages": []any{map[string]any{"role": "user", "content": "Explain TTFT in one sentence."}},
+	})
+	return b
+}
+
+// round runs fn once in each of n concurrent slots and returns the wall and
+// CPU time it took.
+func round(n int, fn func()) (wall, cpu time.Duration) {
+	cpu0, t0 := processCPU(), time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn()
+		}()
+	}
+	wg.Wait()
+	return time.Since(t0), processCPU() - cpu0
+}
+
+// streamer is one path's way to make a request; record adds it to the result.
+type streamer func(record bool)
+
+func newClient(conns int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		MaxIdleConns: conns + 16, MaxIdleConnsPerHost: conns + 16,
+		DisableCompression: true, IdleConnTimeout: time.Minute,
+	}}
+}
+
+// bareStreamer is path (a): the bare client straight to the mock.
+func bareStreamer(r *result, c *http.Client, mockURL string, s settings) streamer {
+	body := chatBody(fastModel, s.tokens)
+	var mu sync.Mutex
+	return func(record bool) {
+		buf := make([]byte, 32<<10)
+		st, err := BareStream(context.Background(), c, mockURL+"/v1/chat/completions", body, buf)
+		if !record {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		r.requests++
+		if err != nil {
+			r.addError(err.Error())
+			return
+		}
+		r.addStream(st.Start.UnixNano(), st.Events, s)
+	}
+}
+
+// helperAnswer is what path (b) reads of the helper's answer.
+type helperAnswer struct {
+	OK       bool  `json:"ok"`
+	StartNS  int64 `json:"start_unix_ns"`
+	Error    *struct{ Kind, Message string }
+	Timeline []struct {
+		AtNS     int64 `json:"at_ns"`
+		Text     bool  `json:"text"`
+		ServerNS int64 `json:"server_ns"`
+	} `json:"timeline"`
+}
+
+// helperStreamer is path (b): the same request posted to the helper, which
+// streams from the mock with the engine; keep_timeline on.
+func helperStreamer(r *result, c *http.Client, helperURL, mockURL string, s settings) streamer {
+	req, _ := json.Marshal(map[string]any{
+		"url": mockURL + "/v1/chat/completions", "api": "openai-chat",
+		"body": json.RawMessage(chatBody(fastModel, s.tokens)), "keep_timeline": true,
+	})
+	var mu sync.Mutex
+	return func(record bool) {
+		resp, err := c.Post(helperURL+helper.StreamPath, "application/json", bytes.NewReader(req))
+		var a helperAnswer
+		if err == nil {
+			if resp.StatusCode != 200 {
+				err = fmt.Errorf("helper status %d", resp.StatusCode)
+			} else {
+				err = json.NewDecoder(resp.Body).Decode(&a)
+			}
+			resp.Body.Close()
+		}
+		if !record {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		r.requests++
+		switch {
+		case err != nil:
+			r.addError(err.Error())
+		case !a.OK:
+			r.addError(a.Error.Kind + ": " + a.Error.Message)
+		default:
+			events := make([]Event, len(a.Timeline))
+			for i, e := range a.Timeline {
+				events[i] = Event{At: time.Duration(e.AtNS), ServerNS: e.ServerNS, Text: e.Text}
+			}
+			r.addStream(a.StartNS, events, s)
+		}
+	}
+}
+
+// BenchmarkDeliveryLag runs paths a and b (and c with K6_BIN) side by side at
+// each concurrency level and prints one table. Rounds of a and b alternate
+// (one request per slot each), so that whatever else the machine does weighs
+// on both alike; the k6 path runs its rounds in one k6 run afterwards.
+func BenchmarkDeliveryLag(b *testing.B) {
+	s := loadSettings(b)
+	mock := startMockProc(b, s.itl)
+	defer mock.stop(b)
+	hs, err := helper.Start(helper.DefaultAddr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer hs.Shutdown(context.Background())
+	k6 := newK6Path(b, mock.url, s)
+	if k6 != nil {
+		defer k6.close()
+	}
+
+	var all []*result
+	for _, n := range s.levels {
+		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
+			bare := &result{path: "bare", streams: n, cpuDetail: "client"}
+			viaHelper := &result{path: "helper", streams: n, cpuDetail: "load generator + helper"}
+			bc, hc := newClient(n), newClient(n)
+			defer bc.CloseIdleConnections()
+			defer hc.CloseIdleConnections()
+			paths := []struct {
+				r  *result
+				fn streamer
+			}{
+				{bare, bareStreamer(bare, bc, mock.url, s)},
+				{viaHelper, helperStreamer(viaHelper, hc, hs.URL(), mock.url, s)},
+			}
+			for _, p := range paths { // warm-up: connections, not measured
+				round(n, func() { p.fn(false) })
+			}
+			runtime.GC()
+			for range s.rounds {
+				for _, p := range paths {
+					wall, cpu := round(n, func() { p.fn(true) })
+					p.r.wall += wall
+					p.r.cpu += cpu
+				}
+			}
+			level := []*result{bare, viaHelper}
+			if k6 != nil {
+				level = append(level, k6.run(b, n))
+			}
+			for _, r := range level {
+				report(b, r)
+			}
+			if bl := Summarize(bare.lag); bl.P99 > 0 {
+				b.ReportMetric(float64(Summarize(viaHelper.lag).P99)/float64(bl.P99), "helper/bare-p99")
+			}
+			all = append(all, level...)
+		})
+	}
+	printTable(os.Stdout, s, all, k6 == nil)
+}
+
+func report(b *testing.B, r *result) {
+	lag := Summarize(r.lag)
+	b.ReportMetric(float64(lag.P50)/1e6, r.path+"-lag-p50-ms")
+	b.ReportMetric(float64(lag.P99)/1e6, r.path+"-lag-p99-ms")
+	b.ReportMetric(float64(lag.Max)/1e6, r.path+"-lag-max-ms")
+	if r.wall > 0 {
+		b.ReportMetric(float64(r.tokens)/r.wall.Seconds(), r.path+"-tokens/s")
+	}
+	b.ReportMetric(r.cpu.Seconds(), r.path+"-cpu-s")
+	if r.errors > 0 {
+		b.Errorf("%s at %d streams: %d of %d requests failed; first: %s", r.path, r.streams, r.errors, r.requests, r.firstErr)
+	}
+}
+
+func printTable(w io.Writer, s settings, all []*result, noK6 bool) {
+	fmt.Fprintf(w, "\nDelivery lag = client read time − mock write stamp (x_mock_ts_ns). Mock (child process): prefill %v, ITL %v, %d tokens/stream, no jitter; %d measured requests per stream slot after 1 warm-up; bare and helper rounds alternate.\n",
+		benchPrefill, s.itl, s.tokens, s.rounds)
+	fmt.Fprintf(w, "Percentiles interpolate at rank p·(n−1) as k6 does. CPU is this process's (client side; the mock runs apart), plus k6's own for the k6 path. GOMAXPROCS=%d.\n\n", runtime.GOMAXPROCS(0))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "streams\tpath\trequests\terrors\tevents\tlag p50 / p99 / max ms\tTTFT err p50 / p99 / max ms\tITL err p50 / p99 / max ms\ttokens/s\tCPU s\tCPU µs/token\tCPU = \t")
+	for _, r := range all {
+		perTok := 0.0
+		if r.tokens > 0 {
+			perTok = float64(r.cpu.Microseconds()) / float64(r.tokens)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.2f\t%.1f\t%s\t\n",
+			r.streams, r.path, r.requests, r.errors, len(r.lag), Summarize(r.lag), Summarize(r.ttftErr), Summarize(r.itlErr),
+			float64(r.tokens)/r.wall.Seconds(), r.cpu.Seconds(), perTok, r.cpuDetail)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	bares := map[int]*result{}
+	for _, r := range all {
+		if r.path == "bare" {
+			bares[r.streams] = r
+		}
+	}
+	for _, r := range all {
+		bare := bares[r.streams]
+		if r.path == "bare" || bare == nil {
+			continue
+		}
+		bl, rl := Summarize(bare.lag), Summarize(r.lag)
+		fmt.Fprintf(w, "%d streams: %s/bare lag p99 ratio %.2f (%s vs %s ms), p50 ratio %.2f, CPU ratio %.2f\n",
+			r.streams, r.path, ratio(rl.P99, bl.P99), ms(rl.P99), ms(bl.P99), ratio(rl.P50, bl.P50), ratio(r.cpu, bare.cpu))
+	}
+	if noK6 {
+		fmt.Fprintln(w, "(k6 path skipped: set K6_BIN to a k6 binary to run llmstream.js through real k6 side by side)")
+	}
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// BenchmarkSlowStreams runs 2,000 concurrent slow streams through the helper
+// (prefill 200 ms, 10 tokens 500 ms apart: about 4.7 s each) and fails if any
+// of them fails.
+func BenchmarkSlowStreams(b *testing.B) {
+	mock := startMockProc(b, 20*time.Millisecond)
+	defer mock.stop(b)
+	hs, err := helper.Start(helper.DefaultAddr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer hs.Shutdown(context.Background())
+	s := settings{prefill: slowPrefill, itl: slowITL, tokens: slowTokens}
+	r := &result{path: "helper", streams: slowStreams}
+	c := newClient(slowStreams)
+	defer c.CloseIdleConnections()
+	req, _ := json.Marshal(map[string]any{
+		"url": mock.url + "/v1/chat/completions", "api": "openai-chat",
+		"body": json.RawMessage(chatBody(slowModel, slowTokens)), "keep_timeline": true,
+	})
+	var (
+		mu         sync.Mutex
+		wg         sync.WaitGroup
+		peakActive int64
+		peakHeap   uint64
+	)
+	// runtime/metrics reads without stopping the world (ReadMemStats would
+	// disturb the streams being measured).
+	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/sched/goroutines:goroutines"}}
+	var peakGoroutines uint64
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopSampling:
+				return
+			case <-t.C:
+				if a := hs.Handler().Stats().Active; a > peakActive {
+					peakActive = a
+				}
+				metrics.Read(heap)
+				peakHeap = max(peakHeap, heap[0].Value.Uint64())
+				peakGoroutines = max(peakGoroutines, heap[1].Value.Uint64())
+			}
+		}
+	}()
+	runtime.GC()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0, t0 := processCPU(), time.Now()
+	for range slowStreams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Post(hs.URL()+helper.StreamPath, "application/json", bytes.NewReader(req))
+			var a helperAnswer
+			if err == nil {
+				err = json.NewDecoder(resp.Body).Decode(&a)
+				resp.Body.Close()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			r.requests++
+			switch {
+			case err != nil:
+				r.addError(err.Error())
+			case !a.OK:
+				r.addError(a.Error.Kind + ": " + a.Error.Message)
+			default:
+				events := make([]Event, len(a.Timeline))
+				for i, e := range a.Timeline {
+					events[i] = Event{At: time.Duration(e.AtNS), ServerNS: e.ServerNS, Text: e.Text}
+				}
+				r.addStream(a.StartNS, events, s)
+			}
+		}()
+	}
+	wg.Wait()
+	r.wall, r.cpu = time.Since(t0), processCPU()-cpu0
+	close(stopSampling)
+	<-sampled
+	var ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms1)
+	totalAlloc := ms1.TotalAlloc - ms0.TotalAlloc
+	r.cpuDetail = "load generator + helper"
+	report(b, r)
+	b.ReportMetric(float64(peakActive), "peak-active-streams")
+	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MiB")
+	fmt.Printf("\n%d concurrent slow streams through the helper (prefill %v, %d tokens %v apart): %d requests, %d errors, peak %d streams active in the helper at once\n",
+		slowStreams, slowPrefill, slowTokens, slowITL, r.requests, r.errors, peakActive)
+	fmt.Printf("  lag p50/p99/max %s ms, TTFT err %s ms, ITL err %s ms, wall %.2f s, CPU %.2f s\n",
+		Summarize(r.lag), Summarize(r.ttftErr), Summarize(r.itlErr), r.wall.Seconds(), r.cpu.Seconds())
+	fmt.Printf("  this process (load generator + helper, 2 connections per stream): peak heap objects %.1f MiB (%.0f KiB per stream), peak goroutines %d, allocated %.1f MiB in all\n",
+		float64(peakHeap)/(1<<20), float64(peakHeap)/1024/slowStreams, peakGoroutines, float64(totalAlloc)/(1<<20))
+}

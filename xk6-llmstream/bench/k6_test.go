@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
+)
+
+// recorder is the helper's engine with every record kept for the benchmark
+// (timeline on), so the k6 path is measured at the same point as the others
+// with nanosecond resolution, whatever k6 does with the answer.
+type recorder struct {
+	inner helper.Streamer
+	mu    sync.Mutex
+	recs  []*stream.Record
+}
+
+func (r *recorder) Do(ctx context.Context, req *stream.Request) *stream.Record {
+	req.KeepTimeline = true
+	rec := r.inner.Do(ctx, req)
+	r.mu.Lock()
+	r.recs = append(r.recs, rec)
+	r.mu.Unlock()
+	return rec
+}
+
+func (r *recorder) take() []*stream.Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	recs := r.recs
+	r.recs = nil
+	return recs
+}
+
+// k6Path is path (c): real k6 running llmstream.js against a helper.
+type k6Path struct {
+	bin, module, mockURL, dir string
+	s                         settings
+	rec                       *recorder
+	hs                        *helper.Server
+}
+
+// newK6Path returns nil (path c skipped) unless K6_BIN is set and the module
+// is present.
+func newK6Path(b *testing.B, mockURL string, s settings) *k6Path {
+	bin := os.Getenv("K6_BIN")
+	if bin == "" {
+		return nil
+	}
+	module, err := filepath.Abs(filepath.Join("..", "llmstream.js"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(module); err != nil {
+		b.Logf("k6 path skipped: %v", err)
+		return nil
+	}
+	rec := &recorder{inner: stream.NewClient()}
+	hs, err := helper.Start(helper.DefaultAddr, helper.WithStreamer(rec))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), s: s, rec: rec, hs: hs}
+}
+
+func (k *k6Path) close() { _ = k.hs.Shutdown(context.Background()) }
+
+const k6Script = `import { Client } from '%s';
+
+export const options = {
+  scenarios: { bench: { executor: 'per-vu-iterations', vus: %d, iterations: %d, maxDuration: '30m' } },
+};
+
+const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: 1 });
+
+export default function () {
+  const r = llm.chat({ messages: [{ role: 'user', content: 'Explain TTFT in one sentence.' }], max_tokens: %d });
+  if (!r.ok && !r.warmup) console.error('request failed: ' + JSON.stringify(r.error));
+}
+`
+
+func (k *k6Path) run(b *testing.B, n int) *result {
+	r := &result{path: "k6", streams: n, cpuDetail: "helper + k6 (child)"}
+	script := filepath.Join(k.dir, fmt.Sprintf("bench-%d.js", n))
+	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), n, k.s.rounds+1, fastModel, k.s.tokens)
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(k.bin, "run", "--quiet", "--no-color", script)
+	cmd.Env = append(os.Environ(), "LLM_BASE_URL="+k.mockURL, "LLMSTREAM_HELPER="+k.hs.URL(), "LLMSTREAM_HELPER_TOKEN=")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	k.rec.take()
+	cpu0 := processCPU()
+	err := cmd.Run()
+	self := processCPU() - cpu0
+	k6CPU := childCPU(cmd.ProcessState)
+	r.cpu = self + k6CPU
+	r.cpuDetail = fmt.Sprintf("helper %.2f s + k6 %.2f s", self.Seconds(), k6CPU.Seconds())
+	if err != nil {
+		r.addError(fmt.Sprintf("k6: %v: %s", err, lastLines(out.String(), 5)))
+	}
+	recs := k.rec.take()
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Start.Before(recs[j].Start) })
+	if len(recs) < n {
+		r.addError(fmt.Sprintf("only %d requests reached the helper", len(recs)))
+		return r
+	}
+	measured := recs[n:] // each VU's first request is its warm-up, and they all start first
+	var first, last time.Time
+	for _, rec := range measured {
+		r.requests++
+		if rec.Err != nil {
+			r.addError(string(rec.Err.Kind) + ": " + rec.Err.Message)
+			continue
+		}
+		events := make([]Event, len(rec.Timeline))
+		for i, e := range rec.Timeline {
+			events[i] = Event{At: e.At, ServerNS: e.ServerNS, Text: e.Text}
+		}
+		r.addStream(rec.Start.UnixNano(), events, k.s)
+		if first.IsZero() || rec.Start.Before(first) {
+			first = rec.Start
+		}
+		if end := rec.Start.Add(rec.E2E); end.After(last) {
+			last = end
+		}
+	}
+	r.wall = last.Sub(first)
+	return r
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

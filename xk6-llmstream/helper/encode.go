@@ -1,0 +1,256 @@
+package helper
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
+)
+
+// This file writes the answer of POST /v1/stream by appending to a byte slice:
+// the record is flat, an ITL list can hold thousands of numbers, and the helper
+// answers thousands of streams, so it avoids reflection. The tests decode its
+// output with encoding/json and fuzz the string escaping.
+
+// encodeOptions are the per-request choices that shape the answer.
+type encodeOptions struct {
+	api          stream.Dialect // the requested dialect, used when the record has none
+	itl          bool
+	keepText     bool
+	keepTimeline bool
+	maxText      int
+	red          redactor
+}
+
+// appendRecord appends rec as the JSON answer of POST /v1/stream.
+func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
+	b = append(b, `{"ok":`...)
+	b = strconv.AppendBool(b, rec.Err == nil)
+	api := rec.Dialect
+	if api == "" {
+		api = o.api
+	}
+	b = append(b, `,"api":`...)
+	b = appendString(b, string(api))
+	b = append(b, `,"model":`...)
+	b = appendString(b, o.red.clean(rec.Model))
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(rec.Status), 10)
+	b = append(b, `,"error":`...)
+	if rec.Err == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"kind":`...)
+		b = appendString(b, string(rec.Err.Kind))
+		b = append(b, `,"message":`...)
+		b = appendString(b, o.red.clean(rec.Err.Message))
+		b = append(b, '}')
+	}
+	started := !rec.Start.IsZero()
+	b = append(b, `,"start_unix_ns":`...)
+	if started {
+		b = strconv.AppendInt(b, rec.Start.UnixNano(), 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = appendMSField(b, "headers_ms", rec.Headers, rec.Status != 0)
+	b = appendMSField(b, "first_event_ms", rec.FirstEvent, rec.Events > 0)
+	b = appendMSField(b, "ttft_ms", rec.TTFT, rec.HasTTFT)
+	b = appendMSField(b, "ttft_answer_ms", rec.TTFTAnswer, rec.HasTTFTAnswer)
+	b = appendMSField(b, "tpot_ms", rec.TPOT, rec.HasTPOT)
+	b = appendMSField(b, "e2e_ms", rec.E2E, started)
+	b = append(b, `,"itl_ms":`...)
+	if o.itl {
+		b = append(b, '[')
+		for i, d := range rec.ITL {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendMS(b, d)
+		}
+		b = append(b, ']')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"itl_tokens":`...)
+	if o.itl && rec.ITLTokens != nil {
+		b = append(b, '[')
+		for i, n := range rec.ITLTokens {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, ']')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = appendIntField(b, "output_tokens", rec.OutputTokens)
+	b = appendIntField(b, "input_tokens", rec.InputTokens)
+	b = appendIntField(b, "reasoning_tokens", rec.ReasoningTokens)
+	b = append(b, `,"token_source":`...)
+	b = appendString(b, string(rec.TokenSource))
+	b = appendIntField(b, "events", rec.Events)
+	b = appendIntField(b, "text_events", rec.TextEvents)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, rec.Bytes, 10)
+	b = append(b, `,"finish_reason":`...)
+	if rec.FinishReason == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, o.red.clean(rec.FinishReason))
+	}
+	b = appendIntField(b, "tool_calls", rec.ToolCalls)
+	b = append(b, `,"has_reasoning":`...)
+	b = strconv.AppendBool(b, rec.HasReasoning)
+	if o.keepText {
+		text, cutText := truncateUTF8(o.red.clean(rec.Text), o.maxText)
+		reasoning, cutReasoning := truncateUTF8(o.red.clean(rec.Reasoning), o.maxText)
+		b = append(b, `,"text":`...)
+		b = appendString(b, text)
+		b = append(b, `,"reasoning":`...)
+		b = appendString(b, reasoning)
+		b = append(b, `,"text_truncated":`...)
+		b = strconv.AppendBool(b, cutText || cutReasoning)
+	}
+	if o.keepTimeline {
+		b = append(b, `,"timeline":[`...)
+		for i, e := range rec.Timeline {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"at_ms":`...)
+			b = appendMS(b, e.At)
+			b = append(b, `,"at_ns":`...)
+			b = strconv.AppendInt(b, int64(e.At), 10)
+			b = append(b, `,"text":`...)
+			b = strconv.AppendBool(b, e.Text)
+			b = append(b, `,"tokens":`...)
+			b = strconv.AppendInt(b, int64(e.Tokens), 10)
+			b = append(b, `,"server_ns":`...)
+			b = strconv.AppendInt(b, e.ServerNS, 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}\n"...)
+}
+
+// appendHelperError appends a helper-level refusal: {"error":{"kind","message"}}.
+func appendHelperError(b []byte, kind, msg string) []byte {
+	b = append(b, `{"error":{"kind":`...)
+	b = appendString(b, kind)
+	b = append(b, `,"message":`...)
+	b = appendString(b, msg)
+	return append(b, "}}\n"...)
+}
+
+func appendIntField(b []byte, name string, v int) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return strconv.AppendInt(b, int64(v), 10)
+}
+
+// appendMSField appends ,"name":<ms> or ,"name":null when the duration did not happen.
+func appendMSField(b []byte, name string, d time.Duration, happened bool) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	if !happened {
+		return append(b, "null"...)
+	}
+	return appendMS(b, d)
+}
+
+// appendMS appends d in milliseconds rounded to the microsecond, exactly (no
+// binary floating point on the way): 20512345ns → 20.512, 21ms → 21.
+func appendMS(b []byte, d time.Duration) []byte {
+	us := int64(d.Round(time.Microsecond) / time.Microsecond)
+	if us < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return b
+	}
+	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 3
+	for digits[n-1] == '0' {
+		n--
+	}
+	b = append(b, '.')
+	return append(b, digits[:n]...)
+}
+
+// MS formats d as the helper's answers do: milliseconds rounded to the
+// microsecond, without trailing zeros.
+func MS(d time.Duration) string { return string(appendMS(nil, d)) }
+
+// truncateUTF8 cuts s to at most max bytes at a character boundary.
+func truncateUTF8(s string, max int) (string, bool) {
+	if max <= 0 || len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD; control
+// characters, U+2028 and U+2029 are escaped, so the output is valid JSON and valid
+// JavaScript.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,207 @@
+package helper
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
+)
+
+// StreamRequest is the JSON body of POST /v1/stream (see docs/helper-api.md).
+// Unknown fields are ignored, so that a newer module can talk to an older helper.
+type StreamRequest struct {
+	// URL is the full upstream endpoint (http or https).
+	URL string `json:"url"`
+	// API is the dialect: openai-chat, openai-completions, anthropic-messages or
+	// auto. Empty means auto.
+	API string `json:"api,omitempty"`
+	// Headers are sent upstream as given (API keys included); they are never
+	// logged or echoed.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Body is the upstream JSON request object.
+	Body json.RawMessage `json:"body"`
+	// IncludeUsage asks OpenAI dialects for the usage chunk (default true).
+	IncludeUsage *bool `json:"include_usage,omitempty"`
+	// TimeoutMS bounds the whole request (default: the helper's).
+	TimeoutMS *float64 `json:"timeout_ms,omitempty"`
+	// IdleTimeoutMS bounds the wait for the next bytes (default: the helper's).
+	IdleTimeoutMS *float64 `json:"idle_timeout_ms,omitempty"`
+	// KeepText returns text and reasoning.
+	KeepText bool `json:"keep_text,omitempty"`
+	// KeepTimeline returns the per-event timeline.
+	KeepTimeline bool `json:"keep_timeline,omitempty"`
+	// ITL returns the per-gap ITL list (default true).
+	ITL *bool `json:"itl,omitempty"`
+}
+
+// hopHeaders are never forwarded upstream: they describe the hop to the helper
+// or are set by the HTTP client itself.
+var hopHeaders = map[string]bool{
+	"Connection": true, "Keep-Alive": true, "Proxy-Connection": true, "Te": true,
+	"Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "Host": true,
+	"Content-Length": true,
+}
+
+// parsed is a validated request, ready for the engine.
+type parsed struct {
+	req      *stream.Request
+	url      *url.URL
+	itl      bool
+	redactor redactor
+}
+
+// requestError is a helper-level refusal: an HTTP status and an error kind.
+type requestError struct {
+	status int
+	kind   string
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.kind + ": " + e.msg }
+
+func badRequest(format string, args ...any) *requestError {
+	return &requestError{http.StatusBadRequest, KindBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// parseStreamRequest decodes and validates a POST /v1/stream body. Messages
+// never quote header values or the body.
+func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
+	var sr StreamRequest
+	if err := json.Unmarshal(data, &sr); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, badRequest("request is not valid JSON: %v (at byte %d)", se, se.Offset)
+		case errors.As(err, &te):
+			return nil, badRequest("field %q: want %s, got JSON %s", te.Field, te.Type, te.Value)
+		default:
+			return nil, badRequest("request is not a JSON object: %v", err)
+		}
+	}
+	if sr.URL == "" {
+		return nil, badRequest(`missing "url": the upstream endpoint, e.g. http://127.0.0.1:8000/v1/chat/completions`)
+	}
+	u, err := url.Parse(sr.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, badRequest(`"url" %s is not an absolute http or https URL`, quoteURL(sr.URL))
+	}
+	var d stream.Dialect
+	switch stream.Dialect(sr.API) {
+	case "", stream.DialectAuto:
+		d = stream.DialectAuto
+	case stream.OpenAIChat, stream.OpenAICompletions, stream.AnthropicMessages:
+		d = stream.Dialect(sr.API)
+	default:
+		return nil, badRequest(`unknown "api" %q: want openai-chat, openai-completions, anthropic-messages or auto`, sr.API)
+	}
+	body := bytes.TrimSpace(sr.Body)
+	if len(body) == 0 || string(body) == "null" {
+		return nil, badRequest(`missing "body": the upstream JSON request object`)
+	}
+	if body[0] != '{' {
+		return nil, badRequest(`"body" must be a JSON object`)
+	}
+	timeout, rerr := msOption("timeout_ms", sr.TimeoutMS, c.timeout)
+	if rerr != nil {
+		return nil, rerr
+	}
+	idle, rerr := msOption("idle_timeout_ms", sr.IdleTimeoutMS, c.idleTimeout)
+	if rerr != nil {
+		return nil, rerr
+	}
+	h := make(http.Header, len(sr.Headers))
+	for name, value := range sr.Headers {
+		if !validHeaderName(name) {
+			return nil, badRequest("header name %q is not a valid HTTP header name", name)
+		}
+		if strings.ContainsAny(value, "\r\n\x00") {
+			return nil, badRequest("header %q: value holds a line break or NUL", name)
+		}
+		key := http.CanonicalHeaderKey(name)
+		if hopHeaders[key] {
+			continue
+		}
+		h[key] = append(h[key], value)
+	}
+	p := &parsed{
+		url: u,
+		itl: sr.ITL == nil || *sr.ITL,
+		req: &stream.Request{
+			URL:            sr.URL,
+			Dialect:        d,
+			Header:         h,
+			Body:           body,
+			NoIncludeUsage: sr.IncludeUsage != nil && !*sr.IncludeUsage,
+			Timeout:        timeout,
+			IdleTimeout:    idle,
+			KeepText:       sr.KeepText,
+			KeepTimeline:   sr.KeepTimeline,
+		},
+	}
+	p.redactor = newRedactor(h, u)
+	return p, nil
+}
+
+// msOption turns an optional millisecond count into a Duration (def when absent).
+func msOption(name string, ms *float64, def time.Duration) (time.Duration, *requestError) {
+	if ms == nil {
+		return def, nil
+	}
+	v := *ms
+	if math.IsNaN(v) || v <= 0 || v > float64(math.MaxInt64/int64(time.Millisecond)) {
+		return 0, badRequest("%q must be a positive number of milliseconds, got %v", name, v)
+	}
+	return time.Duration(v * float64(time.Millisecond)), nil
+}
+
+// validHeaderName reports whether s is an RFC 9110 token.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteURL quotes a URL for a message without its user info or query string,
+// which may hold credentials.
+func quoteURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?#@"); i >= 0 {
+			raw = raw[:i] + "…"
+		}
+		if len(raw) > 200 {
+			raw = raw[:200] + "…"
+		}
+		return fmt.Sprintf("%q", raw)
+	}
+	return fmt.Sprintf("%q", safeURL(u))
+}
+
+// safeURL is u without user info, query and fragment.
+func safeURL(u *url.URL) string {
+	v := *u
+	v.User = nil
+	v.RawQuery = ""
+	v.ForceQuery = false
+	v.Fragment = ""
+	v.RawFragment = ""
+	return v.String()
+}

@@ -1,0 +1,2 @@
+import { x } from 'lodash';
+export default function () {}

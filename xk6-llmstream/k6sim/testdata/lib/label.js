@@ -1,0 +1,1 @@
+export function label() { return 'from-lib'; }

@@ -1,0 +1,2 @@
+import { x } from 'https://example.com/lib.js';
+export default function () {}

@@ -1,0 +1,212 @@
+// Type definitions for llmstream.js, the xk6-llmstream k6 module.
+// Reference with prose and examples: docs/module.md.
+
+/** The streaming wire formats a Client speaks. */
+export type API = 'openai-chat' | 'openai-completions' | 'anthropic-messages';
+
+/**
+ * A duration: a number of milliseconds, or a k6-style string such as '500ms',
+ * '2s', '1m30s', '1.5h', '100us'. A string of digits alone is milliseconds.
+ */
+export type Duration = number | string;
+
+/** Tag or header values; numbers and booleans are turned into strings. */
+export type StringMap = { [name: string]: string | number | boolean };
+
+/** Latency limits of a request that counts as "good" (goodput). */
+export interface SLO {
+  /** Request sent → first generated text (answer or reasoning). */
+  ttft?: Duration;
+  /** Request sent → first answer text; equals ttft when there was no reasoning. */
+  ttftAnswer?: Duration;
+  /** (e2e − ttft) / (outputTokens − 1). A request with < 2 tokens meets any tpot limit. */
+  tpot?: Duration;
+  /** Request sent → end of stream. */
+  e2e?: Duration;
+}
+
+export interface ClientOptions {
+  /**
+   * Base URL of the API, with or without a trailing /v1: 'http://127.0.0.1:8000',
+   * 'https://api.openai.com/v1'. Required.
+   */
+  baseURL: string;
+  /**
+   * API key. Sent as `Authorization: Bearer …` (OpenAI dialects) or `x-api-key`
+   * (anthropic-messages). Never appears in tags, results, logs or errors.
+   */
+  apiKey?: string;
+  /** Model for every request; a `model` in the request params overrides it. */
+  model?: string;
+  /** Wire format. Default 'openai-chat'. */
+  api?: API;
+  /**
+   * Endpoint path appended to baseURL as given (e.g. '/chat/completions?api-version=…').
+   * Default by api: /v1/chat/completions, /v1/completions, /v1/messages (without
+   * the /v1 when baseURL already ends in /v1).
+   */
+  path?: string;
+  /** The helper's base URL. Default: __ENV.LLMSTREAM_HELPER (set by `xk6-llmstream run`). */
+  helper?: string;
+  /** Bearer token for the helper. Default: __ENV.LLMSTREAM_HELPER_TOKEN. */
+  helperToken?: string;
+  /** Extra upstream headers (sent after the authentication headers; may override them). */
+  headers?: StringMap;
+  /** Fields merged into every request body under the call's params (e.g. { temperature: 0 }). */
+  body?: { [field: string]: unknown };
+  /** Tags added to every llm_* sample of this Client. */
+  tags?: StringMap;
+  /**
+   * Whole-request timeout for the stream. Default '120s'. The hop to the helper
+   * gets max(5 s, 10 %) more, so the helper's own answer arrives first.
+   */
+  timeout?: Duration;
+  /** Longest wait for the next bytes of the stream. Default: the helper's. */
+  idleTimeout?: Duration;
+  /** Ask OpenAI dialects for the final usage chunk (stream_options.include_usage). Default true. */
+  includeUsage?: boolean;
+  /** Return the generated text (result.text, result.reasoning). Default false. */
+  keepText?: boolean;
+  /** Return the per-event timeline (result.timeline). Default false. */
+  keepTimeline?: boolean;
+  /**
+   * llm_itl samples: 'all' (default), 'off', or a fraction 0..1 kept
+   * deterministically (every 1/f-th sample of this Client in this VU) so long soak
+   * tests keep k6's memory bounded.
+   */
+  itl?: 'all' | 'off' | number;
+  /** The first n requests of this Client in each VU add no samples (result.warmup = true). Default 0. */
+  warmup?: number;
+  /** Adds the llm_slo_met Rate: 1 when the request succeeded and met every limit. */
+  slo?: SLO;
+  /** anthropic-version header for anthropic-messages. Default '2023-06-01'. */
+  anthropicVersion?: string;
+}
+
+/** Options of one chat()/asyncChat() call; each overrides the Client's. */
+export interface CallOptions {
+  /** Tags added to this request's llm_* samples (over the Client's tags). */
+  tags?: StringMap;
+  timeout?: Duration;
+  idleTimeout?: Duration;
+  /** Extra upstream headers for this request. */
+  headers?: StringMap;
+  keepText?: boolean;
+  keepTimeline?: boolean;
+}
+
+/** Why a request failed. */
+export interface ResultError {
+  /**
+   * Stable kind, also the `error` tag: http_401, http_429, http_4xx codes as
+   * http_<code>, http_5xx, timeout, timeout_midstream, connect, reset_midstream,
+   * not_streamed, stream_error, malformed, empty_output, canceled,
+   * invalid_request, or 'helper' when the helper refused the request or did not answer.
+   */
+  kind: string;
+  /** Human message (no credentials in it). */
+  message: string;
+}
+
+/** One SSE event of the timeline (keepTimeline). */
+export interface TimelineEvent {
+  /** Request sent → the read that completed this event, ms. */
+  at_ms: number;
+  /** Whether the event carried generated text. */
+  text: boolean;
+  /** Output tokens the event carried, when the server reported it; else 0. */
+  tokens: number;
+  /** The mock server's write stamp (unix ns) for ground-truth comparisons; else 0. */
+  server_ns: number;
+}
+
+/** What chat() returns and asyncChat() resolves to, for failed requests too. */
+export interface Result {
+  /** True when the request streamed to its end without error. */
+  ok: boolean;
+  /** Upstream HTTP status; 0 when no response arrived or the helper failed. */
+  status: number;
+  error: ResultError | null;
+  /** error.kind, or '' when ok. */
+  errorKind: string;
+  /** The model the server named, else the request's model. */
+  model: string;
+  api: API | string;
+  /** Request sent → first generated text, ms; null when no text arrived. */
+  ttft: number | null;
+  /** Request sent → first answer text, ms; null unless reasoning came first. */
+  ttftAnswer: number | null;
+  /** (e2e − ttft) / (outputTokens − 1), ms; null when failed or < 2 tokens. */
+  tpot: number | null;
+  /** Request sent → end of stream (or the error), ms; null when the helper failed. */
+  e2e: number | null;
+  /** Gaps between consecutive text events, ms (empty when itl is 'off'). */
+  itl: number[];
+  /** Output tokens that closed each gap, when the server reported them; else null (one each). */
+  itlTokens: number[] | null;
+  outputTokens: number;
+  inputTokens: number;
+  reasoningTokens: number;
+  /** 'usage' (the API's usage report) or 'events' (text events counted); '' when unknown. */
+  tokenSource: string;
+  finishReason: string;
+  /** Generated answer text (keepText only). */
+  text?: string;
+  /** Generated reasoning text (keepText only). */
+  reasoning?: string;
+  /** Whether the helper cut text or reasoning at its --max-text cap (keepText only). */
+  textTruncated?: boolean;
+  /** Per-event timeline (keepTimeline only). */
+  timeline?: TimelineEvent[];
+  /** True for the Client's first `warmup` requests in this VU: no samples were added. */
+  warmup: boolean;
+  /** Per-request id, also the llm_request_id metadata of this request's samples. */
+  requestId: string;
+  /** With slo: whether this request met it (also the llm_slo_met sample); else null. */
+  sloMet: boolean | null;
+  /** The helper's JSON answer as received (its error answer for helper refusals), or null. */
+  raw: { [field: string]: unknown } | null;
+}
+
+/** A streaming LLM client. Create it in the init context (top level of the script). */
+export class Client {
+  constructor(options: ClientOptions);
+  /** The upstream endpoint URL this Client streams from. */
+  readonly endpoint: string;
+  /**
+   * Sends one streaming request and blocks the VU until it ends. `params` is the
+   * API's request body (messages, max_tokens, …) or a prompt string. Never throws
+   * for a failed request: check result.ok.
+   */
+  chat(params: { [field: string]: unknown } | string, options?: CallOptions): Result;
+  /** Like chat(), through http.asyncRequest: one VU can hold several streams. */
+  asyncChat(params: { [field: string]: unknown } | string, options?: CallOptions): Promise<Result>;
+}
+
+/** Parses a Duration into milliseconds; `what` names the option in errors. */
+export function durationMs(value: Duration, what?: string): number;
+
+/** The upstream endpoint URL for a base URL, dialect and optional path. */
+export function endpointURL(baseURL: string, api: API, path?: string): string;
+
+export const VERSION: string;
+/** Default endpoint path per dialect. */
+export const APIS: { readonly [api in API]: string };
+/** The metric names. */
+export const METRICS: {
+  readonly ttft: 'llm_ttft';
+  readonly ttftAnswer: 'llm_ttft_answer';
+  readonly tpot: 'llm_tpot';
+  readonly itl: 'llm_itl';
+  readonly e2e: 'llm_e2e';
+  readonly outputTokens: 'llm_output_tokens';
+  readonly inputTokens: 'llm_input_tokens';
+  readonly requestsFailed: 'llm_requests_failed';
+  readonly sloMet: 'llm_slo_met';
+};
+/** 'helper': the error kind of a request the helper refused or did not answer. */
+export const HELPER_ERROR_KIND: 'helper';
+/** 'llmstream-helper': the `name` tag of the hop's http_req_* samples. */
+export const HELPER_REQUEST_NAME: 'llmstream-helper';
+/** 'llm_request_id': the metadata key carrying each request's id. */
+export const REQUEST_ID_METADATA: 'llm_request_id';

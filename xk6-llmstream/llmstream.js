@@ -1,0 +1,597 @@
+// llmstream.js — a streaming LLM client for stock k6 (v1.x and v2.x).
+//
+// The k6 VU posts each chat request to the xk6-llmstream helper on loopback; the
+// helper streams from the LLM API, timestamps every server-sent event as it is read
+// off the socket and answers with the timings. This module turns those timings into
+// k6 metrics (llm_ttft, llm_tpot, llm_itl, ...) and returns a result object that a
+// script can check().
+//
+//   import { Client } from './llmstream.js';
+//   const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, apiKey: __ENV.LLM_API_KEY,
+//                            model: 'gpt-4o-mini' });
+//   export default function () {
+//     const r = llm.chat({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 64 });
+//   }
+//
+// Plain ES module, no build step: it imports only k6's own modules, so it can be
+// imported by relative path, file:// or https:// URL. The API reference is
+// docs/module.md; the types are in llmstream.d.ts.
+
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { Trend, Counter, Rate } from 'k6/metrics';
+
+/** The module's version. */
+export const VERSION = '0.1.0';
+
+/** The dialects a Client speaks and the endpoint path each uses by default. */
+export const APIS = Object.freeze({
+  'openai-chat': '/v1/chat/completions',
+  'openai-completions': '/v1/completions',
+  'anthropic-messages': '/v1/messages',
+});
+
+/** The k6 metrics this module adds samples to (names are the contract with analyze). */
+export const METRICS = Object.freeze({
+  ttft: 'llm_ttft',
+  ttftAnswer: 'llm_ttft_answer',
+  tpot: 'llm_tpot',
+  itl: 'llm_itl',
+  e2e: 'llm_e2e',
+  outputTokens: 'llm_output_tokens',
+  inputTokens: 'llm_input_tokens',
+  requestsFailed: 'llm_requests_failed',
+  sloMet: 'llm_slo_met',
+});
+
+/** The error kind of a request the helper refused or did not answer. */
+export const HELPER_ERROR_KIND = 'helper';
+
+/** The value of the `name` tag on the http_req_* samples of the hop to the helper. */
+export const HELPER_REQUEST_NAME = 'llmstream-helper';
+
+/** The metadata key that carries each request's id on its llm_* samples. */
+export const REQUEST_ID_METADATA = 'llm_request_id';
+
+const DEFAULT_TIMEOUT_MS = 120000;
+const HOP_GRACE_MS = 5000;
+const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
+
+// Declared once per VU, at module load (k6's init context).
+const mTTFT = new Trend(METRICS.ttft, true);
+const mTTFTAnswer = new Trend(METRICS.ttftAnswer, true);
+const mTPOT = new Trend(METRICS.tpot, true);
+const mITL = new Trend(METRICS.itl, true);
+const mE2E = new Trend(METRICS.e2e, true);
+const mOutputTokens = new Counter(METRICS.outputTokens);
+const mInputTokens = new Counter(METRICS.inputTokens);
+const mFailed = new Rate(METRICS.requestsFailed);
+let mSLO = null; // created by the first Client that has an slo (in the init context)
+
+let requestSeq = 0; // per VU: every runtime loads its own copy of this module
+
+const CLIENT_OPTIONS = [
+  'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
+  'body', 'tags', 'timeout', 'idleTimeout', 'includeUsage', 'keepText',
+  'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion',
+];
+const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline'];
+const SLO_KEYS = ['ttft', 'ttftAnswer', 'tpot', 'e2e'];
+
+/**
+ * Client sends streaming chat requests through the helper and records their
+ * timings as k6 metrics. Create Clients in the init context (top level of the
+ * script): a Client with `slo` declares the llm_slo_met metric, which k6 allows
+ * only there.
+ */
+export class Client {
+  constructor(options) {
+    const o = options === undefined ? {} : options;
+    if (o === null || typeof o !== 'object' || Array.isArray(o)) {
+      throw new TypeError('llmstream: new Client(options): options must be an object');
+    }
+    for (const k of Object.keys(o)) {
+      if (CLIENT_OPTIONS.indexOf(k) < 0) {
+        throw new TypeError(`llmstream: new Client: unknown option ${JSON.stringify(k)} (known: ${CLIENT_OPTIONS.join(', ')})`);
+      }
+    }
+
+    this.api = o.api === undefined || o.api === null || o.api === '' ? 'openai-chat' : String(o.api);
+    if (!Object.prototype.hasOwnProperty.call(APIS, this.api)) {
+      throw new TypeError(`llmstream: new Client: unknown api ${JSON.stringify(this.api)} (use one of ${Object.keys(APIS).join(', ')})`);
+    }
+    if (typeof o.baseURL !== 'string' || o.baseURL === '') {
+      throw new TypeError('llmstream: new Client: baseURL is required, e.g. baseURL: __ENV.LLM_BASE_URL (xk6-llmstream run sets it to the mock when no endpoint is given)');
+    }
+    if (!/^https?:\/\/[^/]/i.test(o.baseURL)) {
+      throw new TypeError(`llmstream: new Client: baseURL ${JSON.stringify(o.baseURL)} must start with http:// or https://`);
+    }
+    this.url = endpointURL(o.baseURL, this.api, o.path);
+    this.model = o.model === undefined || o.model === null ? '' : String(o.model);
+
+    const env = typeof __ENV === 'object' && __ENV !== null ? __ENV : {};
+    const helper = o.helper || env.LLMSTREAM_HELPER || '';
+    if (!helper) {
+      throw new Error('llmstream: new Client: no helper URL. Run the script with `xk6-llmstream run script.js` ' +
+        '(it starts the helper and sets LLMSTREAM_HELPER), or start `xk6-llmstream helper` yourself and pass ' +
+        'its URL as -e LLMSTREAM_HELPER=http://127.0.0.1:PORT or the Client option helper');
+    }
+    if (!/^https?:\/\/[^/]/i.test(helper)) {
+      throw new TypeError(`llmstream: new Client: helper URL ${JSON.stringify(helper)} must start with http:// or https://`);
+    }
+    this.helperURL = helper.replace(/\/+$/, '') + '/v1/stream';
+    const token = o.helperToken || env.LLMSTREAM_HELPER_TOKEN || '';
+
+    this.timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationMs(o.timeout, 'timeout');
+    if (!(this.timeoutMs > 0)) {
+      throw new TypeError('llmstream: new Client: timeout must be greater than zero');
+    }
+    this.idleTimeoutMs = o.idleTimeout === undefined ? null : durationMs(o.idleTimeout, 'idleTimeout');
+    if (this.idleTimeoutMs !== null && !(this.idleTimeoutMs > 0)) {
+      throw new TypeError('llmstream: new Client: idleTimeout must be greater than zero');
+    }
+    this.includeUsage = o.includeUsage === undefined ? true : Boolean(o.includeUsage);
+    this.keepText = Boolean(o.keepText);
+    this.keepTimeline = Boolean(o.keepTimeline);
+    this.tags = stringTags(o.tags, 'tags');
+    this.body = plainObject(o.body, 'body');
+    this.itl = itlOption(o.itl);
+    this.warmup = o.warmup === undefined ? 0 : Number(o.warmup);
+    if (!Number.isInteger(this.warmup) || this.warmup < 0) {
+      throw new TypeError(`llmstream: new Client: warmup must be a whole number ≥ 0, got ${JSON.stringify(o.warmup)}`);
+    }
+    this.slo = sloOption(o.slo);
+    if (this.slo !== null && mSLO === null) {
+      try {
+        mSLO = new Rate(METRICS.sloMet);
+      } catch (e) {
+        throw new Error(`llmstream: a Client with slo must be created in the init context (the top level of the script), because it declares the ${METRICS.sloMet} metric: ${e}`);
+      }
+    }
+
+    // Upstream headers: authentication first, then the script's own headers.
+    // The key lives only here and in what is sent to the helper.
+    const upstream = {};
+    const key = o.apiKey === undefined || o.apiKey === null ? '' : String(o.apiKey);
+    if (this.api === 'anthropic-messages') {
+      if (key) upstream['x-api-key'] = key;
+      upstream['anthropic-version'] = o.anthropicVersion ? String(o.anthropicVersion) : DEFAULT_ANTHROPIC_VERSION;
+    } else if (key) {
+      upstream['Authorization'] = 'Bearer ' + key;
+    }
+    Object.assign(upstream, stringTags(o.headers, 'headers'));
+    // Not enumerable, so neither JSON.stringify(client) nor console.log(client) shows a key.
+    Object.defineProperty(this, '_headers', { value: upstream, enumerable: false });
+    const hop = { 'Content-Type': 'application/json' };
+    if (token) hop['Authorization'] = 'Bearer ' + token;
+    Object.defineProperty(this, '_hopHeaders', { value: hop, enumerable: false });
+
+    this._started = 0; // requests started by this Client in this VU (for warmup)
+    this._itlAcc = 0; // deterministic ITL thinning accumulator
+  }
+
+  /**
+   * Sends one streaming request and blocks until the stream ends. `params` is the
+   * API's request body (messages, max_tokens, ...; `model` defaults to the
+   * Client's), or a string used as the single user message (the prompt for
+   * openai-completions). Returns the result; never throws for a failed request.
+   */
+  chat(params, callOptions) {
+    const req = this._prepare(params, callOptions);
+    let res;
+    try {
+      res = http.post(this.helperURL, req.payload, req.httpParams);
+    } catch (e) {
+      return this._finish(req, hopFailure(`request to the helper failed: ${e}`));
+    }
+    return this._finish(req, readHelperAnswer(res));
+  }
+
+  /**
+   * Like chat(), but returns a Promise of the result, so one VU can hold several
+   * streams at once (await them, or use Promise.all). Uses http.asyncRequest.
+   */
+  asyncChat(params, callOptions) {
+    let req;
+    try {
+      req = this._prepare(params, callOptions);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    let p;
+    try {
+      p = http.asyncRequest('POST', this.helperURL, req.payload, req.httpParams);
+    } catch (e) {
+      return Promise.resolve(this._finish(req, hopFailure(`request to the helper failed: ${e}`)));
+    }
+    return p.then(
+      (res) => this._finish(req, readHelperAnswer(res)),
+      (e) => this._finish(req, hopFailure(`request to the helper failed: ${e}`)),
+    );
+  }
+
+  /** The upstream endpoint this Client streams from (no credentials in it). */
+  get endpoint() {
+    return this.url;
+  }
+
+  _prepare(params, callOptions) {
+    const co = callOptions === undefined || callOptions === null ? {} : callOptions;
+    if (typeof co !== 'object' || Array.isArray(co)) {
+      throw new TypeError('llmstream: chat(params, options): options must be an object');
+    }
+    for (const k of Object.keys(co)) {
+      if (CALL_OPTIONS.indexOf(k) < 0) {
+        throw new TypeError(`llmstream: chat: unknown option ${JSON.stringify(k)} (known: ${CALL_OPTIONS.join(', ')})`);
+      }
+    }
+    const body = this._body(params);
+    const timeoutMs = co.timeout === undefined ? this.timeoutMs : durationMs(co.timeout, 'timeout');
+    if (!(timeoutMs > 0)) {
+      throw new TypeError('llmstream: chat: timeout must be greater than zero');
+    }
+    const idleMs = co.idleTimeout === undefined ? this.idleTimeoutMs : durationMs(co.idleTimeout, 'idleTimeout');
+    if (idleMs !== null && !(idleMs > 0)) {
+      throw new TypeError('llmstream: chat: idleTimeout must be greater than zero');
+    }
+    const keepText = co.keepText === undefined ? this.keepText : Boolean(co.keepText);
+    const keepTimeline = co.keepTimeline === undefined ? this.keepTimeline : Boolean(co.keepTimeline);
+    const headers = Object.assign({}, this._headers, stringTags(co.headers, 'headers'));
+
+    const wire = {
+      url: this.url,
+      api: this.api,
+      headers: headers,
+      body: body,
+      include_usage: this.includeUsage,
+      timeout_ms: timeoutMs,
+      keep_text: keepText,
+      keep_timeline: keepTimeline,
+      itl: this.itl.mode !== 'off',
+    };
+    if (idleMs !== null) wire.idle_timeout_ms = idleMs;
+
+    requestSeq++;
+    this._started++;
+    return {
+      payload: JSON.stringify(wire),
+      httpParams: {
+        headers: this._hopHeaders,
+        tags: { name: HELPER_REQUEST_NAME },
+        timeout: Math.ceil(timeoutMs + Math.max(HOP_GRACE_MS, timeoutMs / 10)),
+      },
+      model: typeof body.model === 'string' ? body.model : '',
+      tags: Object.assign({}, this.tags, stringTags(co.tags, 'tags')),
+      keepText: keepText,
+      keepTimeline: keepTimeline,
+      warmup: this._started <= this.warmup,
+      id: vuID() + '-' + requestSeq,
+    };
+  }
+
+  _body(params) {
+    let p = params;
+    if (typeof p === 'string') {
+      p = this.api === 'openai-completions' ? { prompt: p } : { messages: [{ role: 'user', content: p }] };
+    }
+    if (p === null || typeof p !== 'object' || Array.isArray(p)) {
+      throw new TypeError('llmstream: chat(params): params must be the request body object or a prompt string');
+    }
+    const body = Object.assign({}, this.body, p);
+    if (body.model === undefined && this.model) body.model = this.model;
+    if (this.api === 'anthropic-messages' && body.max_tokens === undefined) {
+      body.max_tokens = DEFAULT_ANTHROPIC_MAX_TOKENS;
+    }
+    return body;
+  }
+
+  _finish(req, answer) {
+    const raw = answer.raw;
+    const err = answer.error;
+    const r = {
+      ok: err === null,
+      status: answer.status,
+      error: err,
+      errorKind: err === null ? '' : err.kind,
+      model: (raw && typeof raw.model === 'string' && raw.model) || req.model,
+      api: (raw && typeof raw.api === 'string' && raw.api) || this.api,
+      ttft: msOrNull(raw, 'ttft_ms'),
+      ttftAnswer: msOrNull(raw, 'ttft_answer_ms'),
+      tpot: msOrNull(raw, 'tpot_ms'),
+      e2e: msOrNull(raw, 'e2e_ms'),
+      itl: raw && Array.isArray(raw.itl_ms) ? raw.itl_ms : [],
+      itlTokens: raw && Array.isArray(raw.itl_tokens) ? raw.itl_tokens : null,
+      outputTokens: countOf(raw, 'output_tokens'),
+      inputTokens: countOf(raw, 'input_tokens'),
+      reasoningTokens: countOf(raw, 'reasoning_tokens'),
+      tokenSource: raw && typeof raw.token_source === 'string' ? raw.token_source : '',
+      finishReason: raw && typeof raw.finish_reason === 'string' ? raw.finish_reason : '',
+      warmup: req.warmup,
+      requestId: req.id,
+      raw: raw,
+    };
+    if (!r.ok) r.tpot = null; // TPOT is defined for complete streams only
+    if (req.keepText) {
+      r.text = raw && typeof raw.text === 'string' ? raw.text : '';
+      r.reasoning = raw && typeof raw.reasoning === 'string' ? raw.reasoning : '';
+      r.textTruncated = Boolean(raw && raw.text_truncated);
+    }
+    if (req.keepTimeline) {
+      r.timeline = raw && Array.isArray(raw.timeline) ? raw.timeline : [];
+    }
+    r.sloMet = this.slo === null ? null : sloMet(this.slo, r);
+    if (!r.warmup) this._record(req, r);
+    return r;
+  }
+
+  _record(req, r) {
+    // Client tags and per-call tags first; the module's own tags win, because
+    // they are the contract analyze and thresholds rely on.
+    const tags = Object.assign({}, req.tags, {
+      model: r.model,
+      api: r.api,
+      status: String(r.status),
+      error: r.errorKind,
+      token_source: r.tokenSource,
+    });
+    const meta = metadataObject();
+    const had = meta !== null && Object.prototype.hasOwnProperty.call(meta, REQUEST_ID_METADATA);
+    const prev = had ? meta[REQUEST_ID_METADATA] : undefined;
+    if (meta !== null) meta[REQUEST_ID_METADATA] = req.id;
+    try {
+      if (r.ttft !== null) mTTFT.add(r.ttft, tags);
+      if (r.ttftAnswer !== null) mTTFTAnswer.add(r.ttftAnswer, tags);
+      if (r.tpot !== null && r.ok && r.outputTokens >= 2) mTPOT.add(r.tpot, tags);
+      if (r.e2e !== null) mE2E.add(r.e2e, tags);
+      this._recordITL(r, tags);
+      mOutputTokens.add(r.outputTokens, tags);
+      mInputTokens.add(r.inputTokens, tags);
+      mFailed.add(r.ok ? 0 : 1, tags);
+      if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
+    } finally {
+      if (meta !== null) {
+        if (had) meta[REQUEST_ID_METADATA] = prev;
+        else delete meta[REQUEST_ID_METADATA];
+      }
+    }
+  }
+
+  // One llm_itl sample per gap; a gap that the server says closed with k > 1
+  // tokens (itl_tokens) counts as k samples of gap/k, so the ITL distribution is
+  // per token either way. With itl: fraction, a deterministic accumulator keeps
+  // that share of the samples (every 1/f-th), not a random one.
+  _recordITL(r, tags) {
+    const mode = this.itl.mode;
+    if (mode === 'off') return;
+    const gaps = r.itl;
+    const toks = r.itlTokens;
+    for (let i = 0; i < gaps.length; i++) {
+      const gap = gaps[i];
+      if (typeof gap !== 'number' || !isFinite(gap)) continue;
+      let k = toks !== null && i < toks.length ? Math.floor(Number(toks[i])) : 1;
+      if (!(k >= 1)) k = 1;
+      const v = gap / k;
+      for (let j = 0; j < k; j++) {
+        if (mode === 'fraction') {
+          this._itlAcc += this.itl.fraction;
+          if (this._itlAcc < 1 - 1e-9) continue;
+          this._itlAcc -= 1;
+        }
+        mITL.add(v, tags);
+      }
+    }
+  }
+}
+
+/**
+ * Parses a k6-style duration ('250ms', '2s', '1m30s', '1.5h', '100us') or a number
+ * of milliseconds, and returns milliseconds. `what` names the option in errors.
+ */
+export function durationMs(value, what) {
+  const name = what || 'duration';
+  if (typeof value === 'number') {
+    if (!isFinite(value) || value < 0) {
+      throw new TypeError(`llmstream: ${name}: ${value} is not a duration (a number of milliseconds ≥ 0 or a string like '2s')`);
+    }
+    return value;
+  }
+  if (typeof value !== 'string') {
+    throw new TypeError(`llmstream: ${name}: ${JSON.stringify(value)} is not a duration (a number of milliseconds or a string like '2s')`);
+  }
+  const s = value.trim();
+  if (/^\d+(\.\d+)?$/.test(s)) return Number(s);
+  const unit = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 };
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/g;
+  let total = 0;
+  let consumed = 0;
+  let m;
+  while ((m = re.exec(s)) !== null) {
+    if (m.index !== consumed) break;
+    total += Number(m[1]) * unit[m[2]];
+    consumed = re.lastIndex;
+  }
+  if (s === '' || consumed !== s.length) {
+    throw new TypeError(`llmstream: ${name}: ${JSON.stringify(value)} is not a duration (use e.g. '500ms', '2s', '1m30s' or a number of milliseconds)`);
+  }
+  return total;
+}
+
+/**
+ * Joins a base URL and the dialect's default path. A base URL that already ends
+ * in /v1 (as OpenAI SDKs expect) does not get a second /v1. An explicit `path` is
+ * appended to the base URL as given.
+ */
+export function endpointURL(baseURL, api, path) {
+  const base = String(baseURL).replace(/\/+$/, '');
+  if (path !== undefined && path !== null && path !== '') {
+    const p = String(path);
+    return base + (p.charAt(0) === '/' || p.charAt(0) === '?' ? p : '/' + p);
+  }
+  const def = APIS[api];
+  if (def === undefined) {
+    throw new TypeError(`llmstream: unknown api ${JSON.stringify(api)}`);
+  }
+  if (/\/v1$/.test(base)) return base + def.slice(3);
+  return base + def;
+}
+
+function itlOption(v) {
+  if (v === undefined || v === null || v === 'all' || v === true) return { mode: 'all', fraction: 1 };
+  if (v === 'off' || v === false) return { mode: 'off', fraction: 0 };
+  if (typeof v === 'number' && v >= 0 && v <= 1) {
+    if (v === 0) return { mode: 'off', fraction: 0 };
+    if (v === 1) return { mode: 'all', fraction: 1 };
+    return { mode: 'fraction', fraction: v };
+  }
+  throw new TypeError(`llmstream: new Client: itl must be 'all', 'off' or a fraction between 0 and 1, got ${JSON.stringify(v)}`);
+}
+
+function sloOption(v) {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    throw new TypeError("llmstream: new Client: slo must be an object like { ttft: '2s', tpot: '50ms' }");
+  }
+  const out = {};
+  let n = 0;
+  for (const k of Object.keys(v)) {
+    if (SLO_KEYS.indexOf(k) < 0) {
+      throw new TypeError(`llmstream: new Client: slo: unknown limit ${JSON.stringify(k)} (known: ${SLO_KEYS.join(', ')})`);
+    }
+    out[k] = durationMs(v[k], 'slo.' + k);
+    n++;
+  }
+  if (n === 0) {
+    throw new TypeError("llmstream: new Client: slo has no limits; give at least one, e.g. { ttft: '2s' }");
+  }
+  return out;
+}
+
+// A request meets the SLO when it succeeded and every given limit holds. A limit
+// on something the request did not have (tpot with fewer than 2 tokens) holds;
+// ttftAnswer without a reasoning phase is the ttft.
+function sloMet(slo, r) {
+  if (!r.ok) return false;
+  const value = {
+    ttft: r.ttft,
+    ttftAnswer: r.ttftAnswer !== null ? r.ttftAnswer : r.ttft,
+    tpot: r.tpot,
+    e2e: r.e2e,
+  };
+  for (const k of Object.keys(slo)) {
+    const v = value[k];
+    if (v === null) {
+      if (k === 'tpot') continue;
+      return false;
+    }
+    if (!(v <= slo[k])) return false;
+  }
+  return true;
+}
+
+function readHelperAnswer(res) {
+  if (res === null || res === undefined) {
+    return hopFailure('no answer from the helper');
+  }
+  const status = res.status;
+  if (status !== 200) {
+    if (!status) {
+      return hopFailure(`the helper did not answer: ${res.error || 'no response'}` +
+        (res.error_code ? ` (k6 error code ${res.error_code})` : '') +
+        '; is `xk6-llmstream helper` running at LLMSTREAM_HELPER?');
+    }
+    let detail = '';
+    let raw = null;
+    try {
+      raw = JSON.parse(res.body);
+      if (raw && raw.error && typeof raw.error === 'object') {
+        detail = `${raw.error.kind || 'error'}: ${raw.error.message || ''}`;
+      }
+    } catch (e) {
+      raw = null;
+    }
+    if (!detail) detail = truncate(typeof res.body === 'string' ? res.body : '', 200);
+    return { status: 0, error: { kind: HELPER_ERROR_KIND, message: `helper answered ${status}: ${detail}` }, raw: raw };
+  }
+  let raw;
+  try {
+    raw = JSON.parse(res.body);
+  } catch (e) {
+    return hopFailure(`helper answered 200 with a body that is not JSON: ${truncate(String(res.body), 200)}`);
+  }
+  if (raw === null || typeof raw !== 'object' || typeof raw.ok !== 'boolean') {
+    return hopFailure(`helper answered 200 without a record (no boolean "ok"): ${truncate(String(res.body), 200)}`);
+  }
+  let error = null;
+  if (raw.error !== null && raw.error !== undefined) {
+    error = {
+      kind: typeof raw.error.kind === 'string' && raw.error.kind ? raw.error.kind : HELPER_ERROR_KIND,
+      message: typeof raw.error.message === 'string' ? raw.error.message : '',
+    };
+  } else if (!raw.ok) {
+    error = { kind: HELPER_ERROR_KIND, message: 'helper record has ok=false but no error' };
+  }
+  const st = Number(raw.status);
+  return { status: isFinite(st) ? st : 0, error: error, raw: raw };
+}
+
+function hopFailure(message) {
+  return { status: 0, error: { kind: HELPER_ERROR_KIND, message: message }, raw: null };
+}
+
+function msOrNull(raw, field) {
+  if (raw === null || raw === undefined) return null;
+  const v = raw[field];
+  return typeof v === 'number' && isFinite(v) ? v : null;
+}
+
+function countOf(raw, field) {
+  if (raw === null || raw === undefined) return 0;
+  const v = raw[field];
+  return typeof v === 'number' && isFinite(v) && v > 0 ? v : 0;
+}
+
+function stringTags(v, what) {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    throw new TypeError(`llmstream: ${what} must be an object of strings`);
+  }
+  const out = {};
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    if (x === null || x === undefined || typeof x === 'object' || typeof x === 'function') {
+      throw new TypeError(`llmstream: ${what}.${k} must be a string, number or boolean`);
+    }
+    out[k] = String(x);
+  }
+  return out;
+}
+
+function plainObject(v, what) {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    throw new TypeError(`llmstream: new Client: ${what} must be an object`);
+  }
+  return v;
+}
+
+function truncate(s, n) {
+  return s.length <= n ? s : s.slice(0, n) + '…';
+}
+
+function vuID() {
+  try {
+    return String(exec.vu.idInTest);
+  } catch (e) {
+    return '0';
+  }
+}
+
+function metadataObject() {
+  try {
+    const m = exec.vu.metrics.metadata;
+    return m && typeof m === 'object' ? m : null;
+  } catch (e) {
+    return null;
+  }
+}

@@ -1,0 +1,554 @@
+package mockllm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// gen is one generation request being served: its plan (drawn at arrival),
+// its schedule and its output buffer.
+type gen struct {
+	s   *Server
+	d   dialect
+	enc encoder
+	req *genRequest
+	mc  ModelConfig
+	p   *pool
+
+	seq      uint64
+	model    string // as answered
+	id       string
+	created  int64 // unix seconds of arrival
+	text     *tokens
+	endpoint string
+
+	// The plan.
+	fault     Fault
+	faultAt   int // mid-stream faults strike once this many tokens were sent
+	input     int
+	reasoning int // reasoning tokens (the first ones)
+	total     int // reasoning + answer tokens
+	length    bool
+	prefill   time.Duration
+	decode    *rand.Rand
+
+	// The schedule.
+	arrival time.Time
+	slotAt  time.Time
+	planned int           // tokens scheduled so far
+	events  int           // token events scheduled so far
+	sched   time.Duration // due offset of the last scheduled event, from slotAt
+	due     time.Time     // due time of the events being built
+	lastNow time.Time     // when the last event was stamped
+	dueOff  int64         // due − arrival, ns
+	sleeper *sleeper
+
+	// Output.
+	w         http.ResponseWriter
+	rc        *http.ResponseController
+	buf       []byte
+	sent      int // tokens sent
+	faultDone bool
+	status    int
+	outcome   string
+	errMsg    string
+	log       *RequestLog
+	st        encState
+}
+
+// encState is the dialect encoders' per-stream state.
+type encState struct {
+	prefix      []byte // the constant opening of every chunk
+	blockOpen   bool   // Anthropic: a content block is open
+	block       int    // Anthropic: index of the open block
+	inReasoning bool   // a reasoning phase is open
+}
+
+// generation returns the handler of a generation endpoint.
+func (s *Server) generation(d dialect) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.enter() {
+			writeError(w, d, http.StatusServiceUnavailable, "server_closed", "the mock server is shutting down")
+			return
+		}
+		defer s.handlers.Done()
+		s.serveGeneration(w, r, d)
+	}
+}
+
+func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d dialect) {
+	g := &gen{
+		s: s, d: d, enc: encoders[d], w: w,
+		arrival:  time.Now(),
+		seq:      s.seq.Add(1) - 1,
+		endpoint: r.URL.Path,
+	}
+	s.counters.requests.Add(1)
+	if s.log != nil {
+		g.log = &RequestLog{Seq: g.seq, ArrivalNS: g.arrival.UnixNano(), Endpoint: g.endpoint, Dialect: string(d)}
+	}
+	defer g.done()
+
+	if !s.keyOK(r) {
+		s.counters.unauthorized.Add(1)
+		g.fault = FaultUnauthorized
+		g.countFault(g.fault)
+		g.reject(http.StatusUnauthorized, "missing or wrong API key")
+		writeUnauthorized(w, d)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		s.counters.badRequests.Add(1)
+		status := http.StatusBadRequest
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		g.reject(status, "reading request body: "+err.Error())
+		writeError(w, d, status, "invalid_request", "reading request body: "+err.Error())
+		return
+	}
+	req, err := parseRequest(d, body)
+	if err != nil {
+		s.counters.badRequests.Add(1)
+		g.reject(http.StatusBadRequest, err.Error())
+		writeError(w, d, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	g.plan(req)
+
+	switch g.fault {
+	case FaultHTTP429:
+		g.countFault(g.fault)
+		g.end(http.StatusTooManyRequests, "fault", "injected 429")
+		s.writeTooMany(w, d, "mock: injected rate limit")
+		return
+	case FaultHTTP5xx:
+		g.countFault(g.fault)
+		status := g.mc.Faults.Status5xx
+		if status == 0 {
+			status = DefaultStatus5xx
+		}
+		g.end(status, "fault", "injected "+strconv.Itoa(status))
+		writeError(w, d, status, "server_error", "mock: injected server error")
+		return
+	}
+
+	g.p = s.poolFor(g.model)
+	waiter, err := g.p.enqueue()
+	granted := time.Now() // when the slot was free at once
+	if err != nil {
+		s.counters.queueFull.Add(1)
+		g.countFault(FaultQueueFull)
+		g.fault = FaultQueueFull
+		g.reject(http.StatusTooManyRequests, "queue full")
+		s.writeTooMany(w, d, fmt.Sprintf("mock: %d requests already wait for a slot", s.cfg.QueueLimit))
+		return
+	}
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+
+	streaming := req.Stream && g.fault != FaultNotStreamed
+	if streaming {
+		g.rc = http.NewResponseController(w)
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		w.WriteHeader(http.StatusOK)
+		g.status = http.StatusOK
+		s.counters.streams.Add(1)
+		if err := g.rc.Flush(); err != nil {
+			cancel() // leave the queue, or give back a slot already granted
+			if g.p.wait(ctx, waiter) == nil {
+				g.p.release()
+			}
+			g.gone(err)
+			return
+		}
+	}
+	if err := g.p.wait(ctx, waiter); err != nil {
+		g.gone(err)
+		return
+	}
+	defer g.p.release()
+	if waiter != nil {
+		granted = time.Now()
+	}
+	g.slotAt = granted
+	if g.log != nil {
+		g.log.QueueWaitNS = int64(g.slotAt.Sub(g.arrival))
+	}
+
+	if streaming {
+		err = g.stream(ctx)
+	} else {
+		err = g.whole(ctx)
+	}
+	if err != nil {
+		g.gone(err)
+		return
+	}
+	if g.outcome == "" {
+		g.outcome = "ok"
+	}
+	if g.fault == FaultNone || g.fault == FaultMalformed {
+		s.counters.completed.Add(1)
+	}
+}
+
+// plan draws everything random about the request except the per-event draws,
+// from the request's own sources.
+func (g *gen) plan(req *genRequest) {
+	s := g.s
+	g.req = req
+	g.model = req.Model
+	if g.model == "" {
+		g.model = DefaultModelName
+	}
+	g.mc = s.cfg.model(g.model)
+	g.created = g.arrival.Unix()
+	g.input = req.InputTokens
+	g.text = fillerTokens
+	if g.mc.Echo && len(req.EchoWords) > 0 {
+		g.text = newTokens(req.EchoWords)
+	}
+
+	fr := requestRand(s.cfg.Seed, g.seq, purposeFault)
+	var at float64
+	g.fault, at = g.mc.Faults.draw(fr)
+	if !req.Stream && (g.fault == FaultNotStreamed || g.fault.midstream()) {
+		g.fault = FaultNone // stream faults need a stream; the draw still happened
+	}
+
+	lr := requestRand(s.cfg.Seed, g.seq, purposeLength)
+	limit := min(req.MaxTokens, maxOutputTokens)
+	answer := DefaultOutputTokens
+	switch {
+	case g.mc.OutputTokens.IsSet():
+		answer = max(g.mc.OutputTokens.draw(lr, DefaultOutputTokens), 1)
+	case limit > 0:
+		answer = limit
+	}
+	reasoning := 0
+	if g.d != openAICompletions {
+		reasoning = g.mc.ReasoningTokens.draw(lr, 0)
+		if req.ThinkingBudget > 0 && reasoning > req.ThinkingBudget {
+			reasoning = req.ThinkingBudget
+		}
+	}
+	if limit > 0 {
+		if req.IgnoreEOS || reasoning+answer > limit {
+			reasoning = min(reasoning, limit)
+			answer = limit - reasoning
+		}
+		g.length = reasoning+answer == limit
+	}
+	g.reasoning, g.total = reasoning, reasoning+answer
+	g.faultAt = 1 + int(at*float64(g.total-1))
+
+	pr := requestRand(s.cfg.Seed, g.seq, purposePrefill)
+	pf := g.mc.Prefill
+	g.prefill = pf.Jitter.apply(pf.Base+time.Duration(g.input)*pf.PerInputToken, pr)
+	if pf.Max > 0 && g.prefill > pf.Max {
+		g.prefill = pf.Max
+	}
+	g.decode = requestRand(s.cfg.Seed, g.seq, purposeDecode)
+
+	g.id = g.enc.id(g.seq)
+	if g.log != nil {
+		l := g.log
+		l.Model, l.Stream, l.Fault = g.model, req.Stream, g.fault
+		l.InputTokens, l.OutputTokens, l.ReasoningTokens = g.input, g.total, g.reasoning
+		l.FinishReason = g.enc.finishReason(g.length)
+		l.PrefillNS = int64(g.prefill)
+	}
+}
+
+// next schedules the next token event: whether it is reasoning, the index of
+// its first token within its phase, its token count and its due offset from
+// slotAt. ok is false after the last one.
+func (g *gen) next() (reasoning bool, from, n int, sched time.Duration, ok bool) {
+	if g.planned >= g.total {
+		return false, 0, 0, 0, false
+	}
+	reasoning = g.planned < g.reasoning
+	from, end := g.planned, g.reasoning
+	if !reasoning {
+		from, end = g.planned-g.reasoning, g.total
+	}
+	tpe := g.mc.TokensPerEvent
+	lo := max(tpe.Min, 1)
+	n = lo
+	if tpe.Max > lo {
+		n = lo + g.decode.IntN(tpe.Max-lo+1)
+	}
+	n = min(n, end-g.planned)
+	if g.events == 0 {
+		g.sched = g.prefill
+	} else {
+		g.sched += g.gap()
+	}
+	g.events++
+	g.planned += n
+	return reasoning, from, n, g.sched, true
+}
+
+// gap draws the time from one token event to the next: an ITL draw, slowed by
+// the batch, plus a stall now and then.
+func (g *gen) gap() time.Duration {
+	mc := &g.mc
+	itl := mc.ITL.Jitter.apply(mc.ITL.Base, g.decode)
+	if mc.ITL.Max > 0 && itl > mc.ITL.Max {
+		itl = mc.ITL.Max
+	}
+	if mc.DecodeSlowdown > 0 {
+		if a := g.p.active.Load(); a > 1 {
+			itl = clampDuration(float64(itl) * (1 + mc.DecodeSlowdown*float64(a-1)))
+		}
+	}
+	if mc.Stall.Prob > 0 && g.decode.Float64() < mc.Stall.Prob {
+		itl += mc.Stall.Jitter.apply(mc.Stall.Duration, g.decode)
+	}
+	return itl
+}
+
+// setDue makes the events built next due at slotAt + sched.
+func (g *gen) setDue(sched time.Duration) {
+	g.due = g.slotAt.Add(sched)
+	g.dueOff = int64(g.due.Sub(g.arrival))
+}
+
+// waitDue sleeps until slotAt + sched, or returns early with ctx's error.
+func (g *gen) waitDue(ctx context.Context, sched time.Duration) error {
+	g.setDue(sched)
+	// Due before the last event was stamped: certainly passed, no clock read.
+	passed := !g.lastNow.IsZero() && !g.due.After(g.lastNow)
+	if passed || time.Until(g.due) <= 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+			return nil
+		}
+	}
+	if g.sleeper == nil {
+		g.sleeper = newSleeper()
+	}
+	return g.s.pacer.sleep(ctx, g.sleeper, g.due)
+}
+
+// maxCoalesce bounds the bytes of overdue events written in one flush.
+const maxCoalesce = 32 << 10
+
+// tokenEvent is one scheduled token event (see gen.next).
+type tokenEvent struct {
+	reasoning bool
+	from, n   int
+	sched     time.Duration
+}
+
+func (g *gen) nextEvent() (tokenEvent, bool) {
+	var e tokenEvent
+	var ok bool
+	e.reasoning, e.from, e.n, e.sched, ok = g.next()
+	return e, ok
+}
+
+// stream writes the SSE answer on schedule. Each event is flushed when
+// written, unless the next one is already overdue (the stream is behind, or
+// events are due back to back): then they go out together, up to
+// maxCoalesce bytes, each still stamped when it was written.
+func (g *gen) stream(ctx context.Context) error {
+	g.setDue(0)
+	g.enc.preamble(g)
+	if err := g.flush(); err != nil {
+		return err
+	}
+	ev, ok := g.nextEvent()
+	for ok {
+		if err := g.waitDue(ctx, ev.sched); err != nil {
+			return err
+		}
+		g.enc.token(g, ev.reasoning, ev.from, ev.n)
+		g.sent += ev.n
+		if g.fault.midstream() && !g.faultDone && g.sent >= g.faultAt {
+			g.faultDone = true
+			g.countFault(g.fault)
+			g.outcome = "fault"
+			switch g.fault {
+			case FaultDisconnect:
+				err := g.flush() // what was due goes out, then the connection breaks
+				g.errMsg = "injected disconnect"
+				if err != nil {
+					return err
+				}
+				panic(http.ErrAbortHandler)
+			case FaultErrorEvent:
+				g.errMsg = "injected error event"
+				g.enc.errorEvent(g)
+				return g.flush()
+			case FaultMalformed:
+				g.errMsg = "injected malformed event"
+				g.enc.malformed(g)
+			}
+		}
+		if g.sent == g.total {
+			g.enc.finish(g)
+			return g.flush()
+		}
+		ev, ok = g.nextEvent()
+		if !g.s.noCoalesce && len(g.buf) < maxCoalesce && !g.slotAt.Add(ev.sched).After(g.lastNow) {
+			continue // overdue already: write it in the same flush
+		}
+		if err := g.flush(); err != nil {
+			return err
+		}
+	}
+	return g.flush()
+}
+
+// whole writes the non-streamed JSON answer when its last token is due.
+func (g *gen) whole(ctx context.Context) error {
+	var sched time.Duration
+	for {
+		_, _, _, s, ok := g.next()
+		if !ok {
+			break
+		}
+		sched = s
+	}
+	if err := g.waitDue(ctx, sched); err != nil {
+		return err
+	}
+	g.sent = g.total
+	if g.fault == FaultNotStreamed {
+		g.countFault(g.fault)
+		g.outcome = "fault"
+		g.errMsg = "injected non-streamed answer to a streamed request"
+	}
+	g.buf = g.enc.whole(g, g.buf[:0])
+	h := g.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(g.buf)))
+	g.w.WriteHeader(http.StatusOK)
+	g.status = http.StatusOK
+	_, err := g.w.Write(g.buf)
+	return err
+}
+
+// stamp closes the JSON object of an event being built with the ground-truth
+// field, ends the event, and accounts for it.
+func (g *gen) stamp(b []byte, kind string, tokens int) []byte {
+	now := time.Now()
+	ns := now.UnixNano()
+	b = append(b, `,"`+GroundTruthField+`":`...)
+	b = strconv.AppendInt(b, ns, 10)
+	b = append(b, "}\n\n"...)
+	g.account(now, ns, kind, tokens)
+	return b
+}
+
+// stampJSON ends a whole JSON answer b (a complete object) with the
+// ground-truth field and a newline, and accounts for it as one event.
+func (g *gen) stampJSON(b []byte) []byte {
+	b = b[:len(b)-1] // the closing brace
+	now := time.Now()
+	ns := now.UnixNano()
+	b = append(b, `,"`+GroundTruthField+`":`...)
+	b = strconv.AppendInt(b, ns, 10)
+	b = append(b, "}\n"...)
+	g.account(now, ns, "json", g.total)
+	return b
+}
+
+// unstamped accounts for an event that carries no JSON object to stamp (the
+// OpenAI [DONE] marker, a malformed event).
+func (g *gen) unstamped(kind string) {
+	now := time.Now()
+	g.account(now, now.UnixNano(), kind, 0)
+}
+
+// account records one event written (or about to be) at now.
+func (g *gen) account(now time.Time, ns int64, kind string, tokens int) {
+	g.lastNow = now
+	late := int64(now.Sub(g.due))
+	c := &g.s.counters
+	c.events.Add(1)
+	if tokens > 0 {
+		c.tokens.Add(int64(tokens))
+	}
+	c.lateness.add(late)
+	if l := g.log; l != nil {
+		l.EventDueNS = append(l.EventDueNS, g.dueOff)
+		l.EventWriteNS = append(l.EventWriteNS, ns)
+		l.EventLateNS = append(l.EventLateNS, late)
+		l.EventTokens = append(l.EventTokens, tokens)
+		l.EventKinds = append(l.EventKinds, kind)
+	}
+}
+
+// flush writes the built events and flushes them to the client.
+func (g *gen) flush() error {
+	if len(g.buf) == 0 {
+		return nil
+	}
+	_, err := g.w.Write(g.buf)
+	g.buf = g.buf[:0]
+	if err != nil {
+		return err
+	}
+	return g.rc.Flush()
+}
+
+func (g *gen) countFault(f Fault) {
+	if i := faultIndex(f); i >= 0 {
+		g.s.counters.faults[i].Add(1)
+	}
+}
+
+// reject records an answer refused before any generation.
+func (g *gen) reject(status int, msg string) { g.end(status, "rejected", msg) }
+
+func (g *gen) end(status int, outcome, msg string) {
+	g.status, g.outcome, g.errMsg = status, outcome, msg
+}
+
+// gone records a stream cut by its client or by Close.
+func (g *gen) gone(err error) {
+	g.s.counters.clientGone.Add(1)
+	g.outcome = "client_gone"
+	if g.s.ctx.Err() != nil {
+		g.errMsg = "server closed"
+	} else {
+		g.errMsg = fmt.Sprintf("%v: %v", errClientGone, err)
+	}
+}
+
+// done finishes the request's log line; it runs last, also when the handler
+// panics to break the connection.
+func (g *gen) done() {
+	if g.log == nil {
+		return
+	}
+	l := g.log
+	l.Status, l.Outcome, l.Error, l.SentTokens = g.status, g.outcome, g.errMsg, g.sent
+	if l.Fault == "" {
+		l.Fault = g.fault
+	}
+	if l.Model == "" {
+		l.Model = g.model
+	}
+	l.EndNS = time.Now().UnixNano()
+	g.s.log.put(l)
+}

@@ -1,0 +1,126 @@
+package mockllm
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"sync"
+)
+
+// RequestLog is one line of the ground-truth log (Config.Log): what the mock
+// did for one generation request. Times named *_ns are either unix nanoseconds
+// (arrival_ns, end_ns, event_write_ns) or nanosecond offsets from arrival
+// (queue_wait_ns, prefill_ns, event_due_ns) as each field says.
+type RequestLog struct {
+	// Seq is the arrival sequence number (0, 1, 2, ...) that, with the seed,
+	// derives the request's random draws.
+	Seq uint64 `json:"seq"`
+	// ArrivalNS is when the handler began, unix ns.
+	ArrivalNS int64 `json:"arrival_ns"`
+	// Endpoint is the request path, Dialect its wire format.
+	Endpoint string `json:"endpoint"`
+	Dialect  string `json:"dialect"`
+	// Model is the model name answered with.
+	Model string `json:"model"`
+	// Stream is whether the request asked for a stream.
+	Stream bool `json:"stream"`
+	// Status is the HTTP status sent (0 if none was).
+	Status int `json:"status"`
+	// Fault is the injected fault, if any.
+	Fault Fault `json:"fault,omitempty"`
+	// Outcome: "ok" (answered to its normal end), "fault" (a fault cut the
+	// answer or replaced it), "client_gone" (the client left or the server
+	// closed), "rejected" (400, 401, 429 queue full).
+	Outcome string `json:"outcome"`
+	// Error says what went wrong for outcomes other than ok.
+	Error string `json:"error,omitempty"`
+	// InputTokens is the prompt's token count (words) as reported in usage.
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens and ReasoningTokens are the tokens planned for the answer
+	// (reasoning included in OutputTokens); SentTokens those actually sent.
+	OutputTokens    int `json:"output_tokens"`
+	ReasoningTokens int `json:"reasoning_tokens"`
+	SentTokens      int `json:"sent_tokens"`
+	// FinishReason is the planned finish reason (stop, length, end_turn,
+	// max_tokens).
+	FinishReason string `json:"finish_reason,omitempty"`
+	// QueueWaitNS is arrival → slot granted. PrefillNS is the drawn prefill:
+	// the first token is due at QueueWaitNS + PrefillNS.
+	QueueWaitNS int64 `json:"queue_wait_ns"`
+	PrefillNS   int64 `json:"prefill_ns"`
+	// One entry per event written, in order. EventDueNS is the event's due
+	// offset from arrival (queue wait included); EventWriteNS its write time,
+	// unix ns — the x_mock_ts_ns it carries; EventLateNS its lateness (write −
+	// due, ns); EventTokens the output tokens it carried; EventKinds its kind
+	// ("role", "reasoning", "text", "finish", "usage", "done", "message_start",
+	// "content_block_start", "ping", "signature", "content_block_stop",
+	// "message_delta", "message_stop", "malformed", "error", "json").
+	EventDueNS   []int64  `json:"event_due_ns"`
+	EventWriteNS []int64  `json:"event_write_ns"`
+	EventLateNS  []int64  `json:"event_late_ns"`
+	EventTokens  []int    `json:"event_tokens"`
+	EventKinds   []string `json:"event_kinds"`
+	// EndNS is when the handler finished, unix ns.
+	EndNS int64 `json:"end_ns"`
+}
+
+// logQueue is the number of request lines that may wait for the log writer
+// before a finishing request waits for room.
+const logQueue = 4096
+
+// logWriter owns Config.Log: one goroutine encodes queued lines into a buffer;
+// close drains the queue, flushes and returns the first write error.
+type logWriter struct {
+	ch   chan *RequestLog
+	done chan struct{}
+	err  error // set by the goroutine before done closes
+
+	mu     sync.RWMutex // guards closed: put holds it shared, close exclusively
+	closed bool
+}
+
+func newLogWriter(w io.Writer) *logWriter {
+	l := &logWriter{ch: make(chan *RequestLog, logQueue), done: make(chan struct{})}
+	go l.run(w)
+	return l
+}
+
+func (l *logWriter) run(w io.Writer) {
+	defer close(l.done)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	enc := json.NewEncoder(bw)
+	for rec := range l.ch {
+		if l.err != nil {
+			continue // keep draining so writers never block on a dead log
+		}
+		l.err = enc.Encode(rec)
+		if l.err == nil && len(l.ch) == 0 {
+			l.err = bw.Flush() // idle: let readers see complete lines
+		}
+	}
+	if err := bw.Flush(); l.err == nil {
+		l.err = err
+	}
+}
+
+// put queues a line. Lines put after close are dropped (there are none: the
+// Server closes the log only after every handler returned).
+func (l *logWriter) put(rec *RequestLog) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return
+	}
+	l.ch <- rec
+}
+
+func (l *logWriter) close() error {
+	l.mu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.ch)
+	}
+	l.mu.Unlock()
+	<-l.done
+	return l.err
+}

@@ -1,0 +1,317 @@
+package moduletest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
+)
+
+// modulePath is the absolute path of llmstream.js.
+var modulePath = func() string {
+	p, err := filepath.Abs("../llmstream.js")
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
+// wireRequest is a POST /v1/stream body as the fake helper received it.
+type wireRequest struct {
+	URL           string            `json:"url"`
+	API           string            `json:"api"`
+	Headers       map[string]string `json:"headers"`
+	Body          map[string]any    `json:"body"`
+	IncludeUsage  *bool             `json:"include_usage"`
+	TimeoutMS     *float64          `json:"timeout_ms"`
+	IdleTimeoutMS *float64          `json:"idle_timeout_ms"`
+	KeepText      bool              `json:"keep_text"`
+	KeepTimeline  bool              `json:"keep_timeline"`
+	ITL           *bool             `json:"itl"`
+
+	// HopAuth is the Authorization header of the hop to the helper.
+	HopAuth string `json:"-"`
+	// HopContentType is the Content-Type of the hop.
+	HopContentType string `json:"-"`
+}
+
+// prompt returns the request's user text: the last message's content, or the
+// completions prompt.
+func (w wireRequest) prompt() string {
+	if p, ok := w.Body["prompt"].(string); ok {
+		return p
+	}
+	msgs, _ := w.Body["messages"].([]any)
+	if len(msgs) == 0 {
+		return ""
+	}
+	m, _ := msgs[len(msgs)-1].(map[string]any)
+	s, _ := m["content"].(string)
+	return s
+}
+
+// answer is what the fake helper sends back.
+type answer struct {
+	status int
+	body   string
+	// hold makes the answer wait until this many requests have arrived (or a
+	// few seconds pass): when the first requests of a test hold for n, all n
+	// were in flight at once.
+	hold int
+}
+
+// fakeHelper answers POST /v1/stream per docs/helper-api.md with the answer
+// its table holds for the request's prompt.
+type fakeHelper struct {
+	t   testing.TB
+	srv *httptest.Server
+
+	mu          sync.Mutex
+	reqs        []wireRequest
+	answers     map[string]answer
+	inflight    int
+	maxInflight int
+	arrived     int // requests that arrived, never decremented
+	cond        *sync.Cond
+}
+
+func newFakeHelper(t testing.TB, answers map[string]answer) *fakeHelper {
+	t.Helper()
+	f := &fakeHelper{t: t, answers: answers}
+	f.cond = sync.NewCond(&f.mu)
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeHelper) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/stream" {
+		http.Error(w, `{"error":{"kind":"helper_bad_request","message":"no such endpoint"}}`, http.StatusNotFound)
+		return
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var wr wireRequest
+	if err := json.Unmarshal(b, &wr); err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"error":{"kind":"helper_bad_request","message":"body is not JSON"}}`)
+		return
+	}
+	wr.HopAuth = r.Header.Get("Authorization")
+	wr.HopContentType = r.Header.Get("Content-Type")
+
+	f.mu.Lock()
+	f.reqs = append(f.reqs, wr)
+	a, ok := f.answers[wr.prompt()]
+	if !ok {
+		a = answer{status: 200, body: recordJSON(okRecord())}
+	}
+	f.inflight++
+	f.arrived++
+	f.maxInflight = max(f.maxInflight, f.inflight)
+	f.cond.Broadcast()
+	if a.hold > 0 {
+		deadline := time.Now().Add(5 * time.Second)
+		wake := time.AfterFunc(5*time.Second, func() { // wake the waiters at the deadline
+			f.mu.Lock()
+			f.cond.Broadcast()
+			f.mu.Unlock()
+		})
+		for f.arrived < a.hold && time.Now().Before(deadline) {
+			f.cond.Wait()
+		}
+		wake.Stop()
+	}
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inflight--
+		f.mu.Unlock()
+	}()
+
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	_, _ = io.WriteString(w, a.body)
+}
+
+func (f *fakeHelper) requests() []wireRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]wireRequest(nil), f.reqs...)
+}
+
+// okRecord is a successful record: 5 text events, usage tokens.
+func okRecord() map[string]any {
+	return map[string]any{
+		"ok": true, "api": "openai-chat", "model": "fake-model-2025", "status": 200, "error": nil,
+		"start_unix_ns": 1764430000000000000, "headers_ms": 1.5, "first_event_ms": 20,
+		"ttft_ms": 20.25, "ttft_answer_ms": nil, "tpot_ms": 8.125, "e2e_ms": 52.75,
+		"itl_ms": []float64{8, 8.5, 7.75, 8.25}, "itl_tokens": nil,
+		"output_tokens": 5, "input_tokens": 12, "reasoning_tokens": 0, "token_source": "usage",
+		"events": 8, "text_events": 5, "bytes": 1234, "finish_reason": "length", "tool_calls": 0,
+	}
+}
+
+// failedRecord is a record for an upstream failure of the given kind.
+func failedRecord(kind string, status int) map[string]any {
+	r := okRecord()
+	r["ok"] = false
+	r["status"] = status
+	r["error"] = map[string]any{"kind": kind, "message": "upstream said no"}
+	r["ttft_ms"], r["tpot_ms"], r["itl_ms"] = nil, nil, []float64{}
+	r["output_tokens"], r["input_tokens"], r["token_source"] = 0, 0, ""
+	r["e2e_ms"] = 3.5
+	r["finish_reason"] = nil
+	return r
+}
+
+func recordJSON(r map[string]any) string {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// with returns a copy of rec with fields replaced.
+func with(rec map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range rec {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[0+i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+// script writes a test script that imports the module as `llmstream` (by
+// file:// URL) and returns its path.
+func script(t testing.TB, body string) string {
+	t.Helper()
+	src := "import * as llmstream from 'file://" + filepath.ToSlash(modulePath) + "';\n" +
+		"import { Client } from 'file://" + filepath.ToSlash(modulePath) + "';\n" +
+		"import { check } from 'k6';\n" +
+		"function emit(r) { console.log('RESULT ' + JSON.stringify(r)); }\n" + body
+	p := filepath.Join(t.TempDir(), "test.js")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run runs a script under k6sim and fails the test on load errors; iteration
+// errors fail it too unless allowErrors.
+func run(t *testing.T, path string, env map[string]string, cfg k6sim.Config, allowErrors bool) *k6sim.Result {
+	t.Helper()
+	cfg.Script = path
+	cfg.Env = env
+	if cfg.Sleep == nil {
+		cfg.Sleep = func(time.Duration) {}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := k6sim.Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("k6sim.Run(%s): %v", filepath.Base(path), err)
+	}
+	if !allowErrors {
+		if err := res.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res
+}
+
+// jsResult is the module's result object as JSON.
+type jsResult struct {
+	OK              bool              `json:"ok"`
+	Status          int               `json:"status"`
+	Error           *resultError      `json:"error"`
+	ErrorKind       string            `json:"errorKind"`
+	Model           string            `json:"model"`
+	API             string            `json:"api"`
+	TTFT            *float64          `json:"ttft"`
+	TTFTAnswer      *float64          `json:"ttftAnswer"`
+	TPOT            *float64          `json:"tpot"`
+	E2E             *float64          `json:"e2e"`
+	ITL             []float64         `json:"itl"`
+	ITLTokens       []int             `json:"itlTokens"`
+	OutputTokens    int               `json:"outputTokens"`
+	InputTokens     int               `json:"inputTokens"`
+	ReasoningTokens int               `json:"reasoningTokens"`
+	TokenSource     string            `json:"tokenSource"`
+	FinishReason    string            `json:"finishReason"`
+	Text            *string           `json:"text"`
+	Reasoning       *string           `json:"reasoning"`
+	Timeline        []json.RawMessage `json:"timeline"`
+	Warmup          bool              `json:"warmup"`
+	RequestID       string            `json:"requestId"`
+	SLOMet          *bool             `json:"sloMet"`
+	Raw             map[string]any    `json:"raw"`
+	Tag             string            `json:"tag"` // set by some test scripts
+}
+
+type resultError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// results returns the objects the script passed to emit(), in order.
+func results(t *testing.T, res *k6sim.Result) []jsResult {
+	t.Helper()
+	var out []jsResult
+	for _, line := range res.Console {
+		i := strings.Index(line, "RESULT ")
+		if i < 0 {
+			continue
+		}
+		var r jsResult
+		if err := json.Unmarshal([]byte(line[i+len("RESULT "):]), &r); err != nil {
+			t.Fatalf("bad RESULT line %q: %v", line, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// llmSamples returns the samples of the module's metrics, grouped by metric.
+func llmSamples(res *k6sim.Result) map[string][]k6sim.Sample {
+	out := map[string][]k6sim.Sample{}
+	for _, s := range res.Samples {
+		if strings.HasPrefix(s.Metric, "llm_") {
+			out[s.Metric] = append(out[s.Metric], s)
+		}
+	}
+	return out
+}
+
+func values(ss []k6sim.Sample) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = s.Value
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,9 @@
+// Package runner runs a k6 script with stock k6 around the project's own
+// services: it starts the streaming helper (and the mock LLM when no endpoint
+// is given) in-process on loopback, passes their addresses to k6 in the
+// environment (LLMSTREAM_HELPER, LLMSTREAM_HELPER_TOKEN, LLM_BASE_URL), runs
+// "k6 run" from K6_BIN or PATH with the standard streams passed through,
+// forwards signals, stops everything afterwards and returns k6's exit code.
+//
+// k6 is only ever an external program here: nothing of k6 is imported.
+package runner

@@ -1,0 +1,29 @@
+//go:build unix
+
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// prepare puts k6 in its own process group, so that a Ctrl-C in the terminal
+// reaches only the runner, which forwards it to k6 exactly once (k6 treats a
+// second interrupt as "stop now").
+func prepare(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// forward sends sig to the k6 process.
+func forward(p *os.Process, sig os.Signal) error { return p.Signal(sig) }
+
+// signalExitCode is the shell's convention for a process killed by a signal:
+// 128 + the signal number. ok is false when the process was not signaled.
+func signalExitCode(st *os.ProcessState) (int, bool) {
+	ws, isWS := st.Sys().(syscall.WaitStatus)
+	if !isWS || !ws.Signaled() {
+		return 0, false
+	}
+	return 128 + int(ws.Signal()), true
+}

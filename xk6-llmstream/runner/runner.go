@@ -1,0 +1,283 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+)
+
+// Exit codes k6 uses that the runner explains.
+const (
+	// ExitThresholdsFailed is k6's exit code when a threshold failed.
+	ExitThresholdsFailed = 99
+)
+
+// Timing of the runner's shutdown sequence.
+const (
+	// KillGrace is how long k6 may take to stop after the runner's context
+	// ended and k6 was interrupted, before it is killed.
+	KillGrace = 30 * time.Second
+	// StopGrace is how long the helper's remaining streams may finish after k6
+	// exited.
+	StopGrace = 5 * time.Second
+	// WaitDelay bounds the wait for k6's standard streams after it exited.
+	WaitDelay = 5 * time.Second
+)
+
+// Config says what Run runs.
+type Config struct {
+	// Args are the arguments after "k6 run": the script and k6's own flags.
+	Args []string
+	// Mock starts the mock LLM even when LLM_BASE_URL is set. The mock also
+	// starts whenever LLM_BASE_URL is unset or empty.
+	Mock bool
+	// MockProfile is a mock profile file (see docs/mock.md); it implies Mock.
+	MockProfile string
+	// Allow lists upstream hosts the helper may stream from besides loopback
+	// and the host of LLM_BASE_URL (helper.ParseAllowList entries).
+	Allow []string
+	// Env is the environment k6 runs in, and where K6_BIN, PATH and
+	// LLM_BASE_URL are read; nil means os.Environ().
+	Env []string
+	// Stdin, Stdout and Stderr are k6's standard streams (nil: none); the
+	// runner's own messages go to Stderr too, prefixed "xk6-llmstream:".
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Signals are forwarded to k6: the first one as it is (k6 then stops
+	// gracefully), any further one kills k6.
+	Signals <-chan os.Signal
+	// Verbose makes the helper log every stream.
+	Verbose bool
+	// HelperOptions are added to the helper's options (tests, benchmarks).
+	HelperOptions []helper.Option
+}
+
+// Run starts the helper (and the mock), runs "k6 run <Args…>" with the
+// environment pointing at them, forwards signals, stops everything once k6
+// has exited and returns k6's exit code (128+N when k6 was killed by signal
+// N). err is set only when the runner itself failed: k6 not found, the helper
+// or mock could not start, k6 could not be started. When ctx ends, k6 is
+// interrupted, and killed if it has not stopped within KillGrace.
+func Run(ctx context.Context, cfg Config) (int, error) {
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	stderr := cfg.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	say := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "xk6-llmstream: "+format+"\n", args...)
+	}
+
+	k6, err := FindK6(env)
+	if err != nil {
+		return 0, err
+	}
+	allow := append([]string(nil), cfg.Allow...)
+	useMock := cfg.Mock || cfg.MockProfile != ""
+	baseURL := strings.TrimSpace(lookupEnv(env, BaseURLEnv))
+	why := "--mock"
+	if baseURL == "" {
+		useMock, why = true, BaseURLEnv+" is not set"
+	}
+	if !useMock {
+		u, err := url.Parse(baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return 0, fmt.Errorf("%s=%q is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redactURL(baseURL))
+		}
+		allow = append(allow, allowEntry(u))
+	}
+	allowList, err := helper.ParseAllowList(allow...)
+	if err != nil {
+		return 0, err
+	}
+
+	var mock *mockServer
+	if useMock {
+		if mock, err = startMock(cfg.MockProfile); err != nil {
+			return 0, err
+		}
+		defer func() {
+			if err := mock.stop(); err != nil {
+				say("warning: stopping the mock: %v", err)
+			}
+		}()
+		env = setEnv(env, BaseURLEnv, mock.url)
+		profile := "default profile"
+		if cfg.MockProfile != "" {
+			profile = "profile " + cfg.MockProfile
+		}
+		say("mock LLM at %s (%s; %s), given to k6 as %s", mock.url, why, profile, BaseURLEnv)
+	}
+
+	token, err := newToken()
+	if err != nil {
+		return 0, err
+	}
+	level := slog.LevelWarn
+	if cfg.Verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(&prefixWriter{w: stderr, prefix: "xk6-llmstream: helper: "},
+		&slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
+	opts := append([]helper.Option{
+		helper.WithToken(token),
+		helper.WithAllowList(allowList),
+		helper.WithLogger(logger),
+	}, cfg.HelperOptions...)
+	hs, err := helper.Start(helper.DefaultAddr, opts...)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), StopGrace)
+		defer cancel()
+		if err := hs.Shutdown(ctx); err != nil {
+			say("warning: stopping the helper: %v", err)
+		}
+		st := hs.Handler().Stats()
+		say("helper served %d stream(s): %d failed, %d refused", st.Streams, st.Failed, st.Refused)
+	}()
+	env = setEnv(env, HelperEnv, hs.URL())
+	env = setEnv(env, HelperTokenEnv, token)
+	say("helper at %s (upstreams allowed: %s), given to k6 as %s", hs.URL(), allowList, HelperEnv)
+
+	cmd := exec.Command(k6, append([]string{"run"}, cfg.Args...)...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
+	cmd.WaitDelay = WaitDelay
+	prepare(cmd)
+	say("running %s run …", k6)
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting k6 (%s): %w", k6, err)
+	}
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+
+	code, err := supervise(ctx, cmd, waitErr, cfg.Signals, say)
+	if err != nil {
+		return 0, err
+	}
+	switch code {
+	case 0:
+	case ExitThresholdsFailed:
+		say("k6 exited with code %d: thresholds failed", code)
+	default:
+		say("k6 exited with code %d", code)
+	}
+	return code, nil
+}
+
+// supervise waits for k6 to exit, forwarding signals and the end of ctx.
+func supervise(ctx context.Context, cmd *exec.Cmd, waitErr <-chan error, signals <-chan os.Signal, say func(string, ...any)) (int, error) {
+	var killTimer <-chan time.Time
+	forwarded := false
+	done := ctx.Done()
+	for {
+		select {
+		case err := <-waitErr:
+			st := cmd.ProcessState
+			if st == nil {
+				return 0, fmt.Errorf("waiting for k6: %w", err)
+			}
+			if code := st.ExitCode(); code >= 0 {
+				return code, nil
+			}
+			if code, ok := signalExitCode(st); ok {
+				return code, nil
+			}
+			return 1, nil
+		case sig := <-signals:
+			if forwarded {
+				say("second signal (%v): killing k6", sig)
+				_ = cmd.Process.Kill()
+				continue
+			}
+			forwarded = true
+			say("forwarding %v to k6 (send it again to kill k6)", sig)
+			if err := forward(cmd.Process, sig); err != nil {
+				say("warning: forwarding %v to k6: %v", sig, err)
+			}
+		case <-done:
+			done = nil
+			say("stopping k6: %v", context.Cause(ctx))
+			if err := forward(cmd.Process, os.Interrupt); err != nil {
+				_ = cmd.Process.Kill()
+			}
+			killTimer = time.After(KillGrace)
+		case <-killTimer:
+			say("k6 did not stop within %v: killing it", KillGrace)
+			_ = cmd.Process.Kill()
+		}
+	}
+}
+
+// allowEntry is the allow-list entry for the host of LLM_BASE_URL: host:port
+// when the URL names a port, else the host on any port.
+func allowEntry(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return u.Hostname()
+}
+
+// redactURL drops user info and query from a URL for a message.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?@"); i >= 0 {
+			return raw[:i] + "…"
+		}
+		return raw
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	return u.String()
+}
+
+// newToken returns a random bearer token for this run's helper, so that other
+// local users cannot use it while k6 runs.
+func newToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("making the helper token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// prefixWriter prefixes each Write (one log record) with prefix.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	line := make([]byte, 0, len(p.prefix)+len(b))
+	line = append(append(line, p.prefix...), b...)
+	if _, err := p.w.Write(line); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// dropTime removes the time attribute from log records (k6 prints its own).
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}

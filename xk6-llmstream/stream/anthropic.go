@@ -1,0 +1,154 @@
+package stream
+
+import (
+	"fmt"
+
+	"github.com/valyala/fastjson"
+)
+
+// anthropicDecoder decodes Anthropic Messages stream events: message_start
+// (model, input usage), content_block_start, content_block_delta (text_delta,
+// thinking_delta, input_json_delta; signature_delta and citations_delta carry
+// no generated text), content_block_stop, message_delta (stop reason,
+// cumulative output usage), message_stop, ping and error.
+type anthropicDecoder struct {
+	p fastjson.Parser
+}
+
+func (a *anthropicDecoder) decode(ev *Event, d *delta) error {
+	data := ev.Data
+	if isDone(data) { // some gateways end Anthropic streams with [DONE] too
+		d.end, d.terminal = true, true
+		return nil
+	}
+	if isBlank(data) { // a keep-alive "data:" with nothing in it
+		return nil
+	}
+	v, err := a.p.ParseBytes(data)
+	if err != nil {
+		if string(ev.Type) == "error" {
+			d.isStreamErr, d.streamErr = true, string(data)
+			return nil
+		}
+		return invalidJSON(data, err)
+	}
+	if v.Type() != fastjson.TypeObject {
+		return errNotObject
+	}
+	d.serverNS = groundTruth(v)
+	typb, err := getString(v, "type")
+	if err != nil {
+		return err
+	}
+	typ := string(typb)
+	if typ == "" {
+		typ = string(ev.Type)
+	}
+	switch typ {
+	case "message_start":
+		d.shape = AnthropicMessages
+		m, err := getObject(v, "message")
+		if err != nil || m == nil {
+			return err
+		}
+		model, err := getString(m, "model")
+		if err != nil {
+			return err
+		}
+		d.model = model
+		u, err := getObject(m, "usage")
+		if err != nil || u == nil {
+			return err
+		}
+		d.input, d.hasInput, err = anthropicInput(u)
+		return err
+	case "content_block_start":
+		b, err := getObject(v, "content_block")
+		if err != nil || b == nil {
+			return err
+		}
+		switch bt := string(b.GetStringBytes("type")); bt {
+		case "text":
+			d.answer, err = getString(b, "text")
+		case "thinking":
+			d.reasoning, err = getString(b, "thinking")
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			d.newTools = 1
+			var name []byte
+			name, err = getString(b, "name")
+			d.toolText = len(name) > 0
+		}
+		return err
+	case "content_block_delta":
+		dl, err := getObject(v, "delta")
+		if err != nil || dl == nil {
+			return err
+		}
+		switch string(dl.GetStringBytes("type")) {
+		case "text_delta":
+			d.answer, err = getString(dl, "text")
+		case "thinking_delta":
+			d.reasoning, err = getString(dl, "thinking")
+		case "input_json_delta":
+			var js []byte
+			js, err = getString(dl, "partial_json")
+			d.toolText = len(js) > 0
+		}
+		return err
+	case "message_delta":
+		dl, err := getObject(v, "delta")
+		if err != nil {
+			return err
+		}
+		if dl != nil {
+			stop, err := getString(dl, "stop_reason")
+			if err != nil {
+				return err
+			}
+			if len(stop) > 0 {
+				d.finish, d.end = string(stop), true
+			}
+		}
+		u, err := getObject(v, "usage")
+		if err != nil || u == nil {
+			return err
+		}
+		if d.output, d.hasOutput, err = getInt(u, "output_tokens"); err != nil {
+			return err
+		}
+		d.input, d.hasInput, err = anthropicInput(u)
+		return err
+	case "message_stop":
+		d.end, d.terminal = true, true
+	case "error":
+		msg := valueErrorMessage(v.Get("error"))
+		if msg == "" {
+			msg = string(data)
+		}
+		d.isStreamErr, d.streamErr = true, msg
+	case "":
+		if obj := v.GetStringBytes("object"); len(obj) > 0 {
+			return fmt.Errorf("event has \"object\":%q and no \"type\": this looks like an OpenAI stream, not Anthropic (use dialect %q or %q)", obj, OpenAIChat, DialectAuto)
+		}
+		return fmt.Errorf("event has no \"type\" field and no SSE event name")
+	}
+	return nil
+}
+
+// anthropicInput returns the prompt tokens the server processed: Anthropic
+// reports cached prompt tokens apart from input_tokens; OpenAI's
+// prompt_tokens includes them, so they are added up here to mean the same.
+func anthropicInput(u *fastjson.Value) (int, bool, error) {
+	n, ok, err := getInt(u, "input_tokens")
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	for _, f := range []string{"cache_creation_input_tokens", "cache_read_input_tokens"} {
+		m, _, err := getInt(u, f)
+		if err != nil {
+			return 0, false, err
+		}
+		n += m
+	}
+	return n, true, nil
+}

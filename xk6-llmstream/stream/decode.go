@@ -1,0 +1,64 @@
+package stream
+
+import (
+	"errors"
+	"io"
+)
+
+// Decode reads a recorded text/event-stream body from r and decodes it as
+// dialect d (DialectAuto, or "", detects it from the events). There is no
+// timing: every duration in the Record is zero. Text, reasoning and the
+// timeline are kept. Of the options, WithMaxLineBytes applies.
+//
+// Problems with the stream itself (a malformed event, an error event, no end
+// marker, no text) are in Record.Err, as Client.Do would report them. The
+// returned error is non-nil only when reading r failed; the Record then holds
+// what was decoded before the failure.
+func Decode(r io.Reader, d Dialect, opts ...Option) (*Record, error) {
+	cfg := newConfig(opts)
+	rec := &Record{}
+	b := newBuilder(rec, d, true, true, "")
+	b.responded = true
+	rd := NewReader(r, cfg.maxLine)
+	end, err := pump(rd, b)
+	rec.Bytes = rd.BytesRead()
+	b.finish(end != endReadError, rd.Pending())
+	if end == endReadError {
+		return rec, err
+	}
+	return rec, nil
+}
+
+// streamEnd is how pump stopped.
+type streamEnd int
+
+const (
+	endEOF       streamEnd = iota // the body ended cleanly
+	endTerminal                   // [DONE] or message_stop: nothing more is expected
+	endFailed                     // a malformed event or an error event (recorded)
+	endReadError                  // reading the body failed (returned, not recorded)
+)
+
+// pump feeds rd's events to b until the stream ends, fails, or sends its
+// terminal event.
+func pump(rd *Reader, b *builder) (streamEnd, error) {
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return endEOF, nil
+		}
+		if err != nil {
+			if errors.Is(err, ErrLineTooLong) {
+				b.fail(KindMalformed, "%v; raise the cap (max line bytes) if such lines are expected", err)
+				return endFailed, nil
+			}
+			return endReadError, err
+		}
+		if b.event(ev, ev.At) != nil {
+			return endFailed, nil
+		}
+		if b.terminal {
+			return endTerminal, nil
+		}
+	}
+}

@@ -1,0 +1,77 @@
+// Package stream is the streaming engine: it sends one request to a streaming
+// LLM endpoint, reads the server-sent events as they come off the connection,
+// and returns a Record of when each piece of generated text arrived, what it
+// was, how many tokens it carried and how the stream ended.
+//
+// # Use
+//
+//	c := stream.NewClient(stream.WithIdleTimeout(30 * time.Second))
+//	rec := c.Do(ctx, &stream.Request{
+//		URL:    "http://127.0.0.1:8000/v1/chat/completions",
+//		Header: http.Header{"Authorization": {"Bearer " + key}},
+//		Body:   []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`),
+//	})
+//	if rec.Err != nil { ... rec.Err.Kind ... }
+//
+// Decode does the same decoding for a recorded body, without HTTP or timing;
+// Reader is the SSE reader alone.
+//
+// # Timing
+//
+// Record.Start is taken just before the request is handed to the HTTP client,
+// so connection set-up is part of TTFT. The body is read through a wrapper
+// that takes the time once for every read that returns bytes from the
+// connection (below any gzip/deflate decoding); every event completed by that
+// read is stamped with that time, before any JSON is decoded. Durations are
+// offsets from Start on the monotonic clock. TTFT is the first event carrying
+// generated text: non-empty answer content (or refusal), non-empty reasoning
+// (reasoning_content, reasoning, thinking_delta) or a non-empty tool-call name
+// or arguments fragment — never a role-only, empty, null, signature_delta or
+// usage-only event. ITL holds the gaps between consecutive text events; TPOT
+// is (E2E − TTFT) / (output tokens − 1). E2E ends at the read that completed
+// the terminal event ([DONE], message_stop), else at the last read before a
+// clean end of the body, else at the failure.
+//
+// # Server-sent events
+//
+// Reader follows the WHATWG event-stream rules (LF, CR and CRLF line ends, a
+// leading BOM, comments, "data:" with or without one space, multi-line data
+// joined with "\n", event/id/retry fields). As the rules say, an event that the
+// body leaves unfinished — no blank line after it — is not dispatched: a body
+// ending in "data: [DONE]" without a line end has no [DONE]. Such a stream
+// still ends normally if an earlier event carried a finish or stop reason.
+// Lines (and one event's data) longer than WithMaxLineBytes fail the request as
+// KindMalformed.
+//
+// # Dialects
+//
+// The URL path picks the dialect (…/chat/completions, …/completions,
+// …/messages) unless Request.Dialect names one; otherwise the first event's
+// shape does. The engine sets "stream": true in the body and, for the OpenAI
+// dialects only (so also not when the dialect is left to the events), adds
+// stream_options.include_usage unless Request.NoIncludeUsage is set or the
+// caller set include_usage itself.
+//
+// # Tokens
+//
+// Output and input tokens come from the stream's usage report when there is
+// one (the last usage seen: OpenAI's final usage chunk or usage on every chunk;
+// Anthropic's message_delta output and message_start input, cache reads and
+// writes included), else output tokens are the text events counted. When every
+// text event reported cumulative completion tokens (vLLM's
+// continuous_usage_stats), Record.ITLTokens and EventTime.Tokens hold how many
+// tokens each event carried.
+//
+// # Errors
+//
+// Every failure is one ErrorKind: invalid_request (nothing was sent), connect
+// (no response headers), http_4xx codes and http_5xx, not_streamed (2xx that is
+// not text/event-stream; text and usage of the JSON answer are kept), timeout
+// or timeout_midstream (the total or idle deadline, before or after the first
+// text), canceled (the caller's context), reset_midstream (the connection broke
+// after the headers, or the body ended without any end marker), stream_error
+// (an error event), malformed (an event that cannot be decoded, a line past the
+// cap, a body that cannot be decompressed) and empty_output (a normal end
+// without text). Messages are at most 300 bytes and never contain a value of
+// the request's headers or URL query, nor anything shaped like an API key.
+package stream
