@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 )
 
 // BareStream must see every event, tell text from the rest, read the write
@@ -91,25 +90,4 @@ func (b *countingBody) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
-}
-
-func TestSummarize(t *testing.T) {
-	var ds []time.Duration
-	for i := 100; i >= 1; i-- { // unsorted on purpose
-		ds = append(ds, time.Duration(i)*time.Millisecond)
-	}
-	s := Summarize(ds)
-	// rank p·(n−1): p50 → 49.5 → 50.5 ms; p99 → 98.01 → 99.01 ms.
-	if s.N != 100 || s.P50 != 50500*time.Microsecond || s.P99 != 99010*time.Microsecond || s.Max != 100*time.Millisecond {
-		t.Errorf("Summarize = %+v", s)
-	}
-	if ds[0] != 100*time.Millisecond {
-		t.Error("Summarize sorted its input")
-	}
-	if (Summarize(nil) != Summary{}) {
-		t.Error("empty input")
-	}
-	if one := Summarize([]time.Duration{7}); one.P50 != 7 || one.P99 != 7 || one.Max != 7 {
-		t.Errorf("one value: %+v", one)
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,37 +44,72 @@ type settings struct {
 	tokens  int
 	rounds  int
 	levels  []int
+	// stagger is the window over which each round's stream starts are spread
+	// (StaggerOffset); 0 starts every slot at once.
+	stagger time.Duration
+}
+
+// streamLength is the mock's schedule from request to the last text event.
+func (s settings) streamLength() time.Duration {
+	return s.prefill + time.Duration(s.tokens-1)*s.itl
 }
 
 func loadSettings(tb testing.TB) settings {
+	s, err := parseSettings(os.Getenv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// parseSettings reads the knobs through getenv (os.Getenv in the benchmark).
+func parseSettings(getenv func(string) string) (settings, error) {
 	s := settings{prefill: benchPrefill, itl: 20 * time.Millisecond, tokens: 50, rounds: 3, levels: []int{1, 50, 200}}
-	if v := os.Getenv("LLMSTREAM_BENCH_ITL"); v != "" {
+	if v := getenv("LLMSTREAM_BENCH_ITL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			tb.Fatalf("LLMSTREAM_BENCH_ITL=%q: want a positive duration such as 20ms", v)
+			return s, fmt.Errorf("LLMSTREAM_BENCH_ITL=%q: want a positive duration such as 20ms", v)
 		}
 		s.itl = d
 	}
-	for name, p := range map[string]*int{"LLMSTREAM_BENCH_TOKENS": &s.tokens, "LLMSTREAM_BENCH_ROUNDS": &s.rounds} {
-		if v := os.Getenv(name); v != "" {
+	for _, k := range []struct {
+		name string
+		p    *int
+	}{{"LLMSTREAM_BENCH_TOKENS", &s.tokens}, {"LLMSTREAM_BENCH_ROUNDS", &s.rounds}} {
+		if v := getenv(k.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
-				tb.Fatalf("%s=%q: want a positive integer", name, v)
+				return s, fmt.Errorf("%s=%q: want a positive integer", k.name, v)
 			}
-			*p = n
+			*k.p = n
 		}
 	}
-	if v := os.Getenv("LLMSTREAM_BENCH_LEVELS"); v != "" {
+	if v := getenv("LLMSTREAM_BENCH_LEVELS"); v != "" {
 		s.levels = nil
 		for _, f := range strings.Split(v, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 1 {
-				tb.Fatalf("LLMSTREAM_BENCH_LEVELS=%q: want comma-separated positive integers", v)
+				return s, fmt.Errorf("LLMSTREAM_BENCH_LEVELS=%q: want comma-separated positive integers", v)
 			}
 			s.levels = append(s.levels, n)
 		}
 	}
-	return s
+	s.stagger = s.itl
+	if v := getenv("LLMSTREAM_BENCH_STAGGER"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return s, fmt.Errorf("LLMSTREAM_BENCH_STAGGER=%q: want a duration ≥ 0 such as 20ms (0 starts all streams at once)", v)
+		}
+		s.stagger = d
+	}
+	// With a window longer than a stream, the first streams of a round would
+	// end before the last ones start (never n at once), and the k6 path tells
+	// each VU's warm-up from its measured requests by start order.
+	if s.stagger > s.streamLength() {
+		return s, fmt.Errorf("start stagger %v is longer than a stream (%v: prefill %v + %d×%v ITL): set LLMSTREAM_BENCH_STAGGER no longer than that",
+			s.stagger, s.streamLength(), s.prefill, s.tokens-1, s.itl)
+	}
+	return s, nil
 }
 
 func TestMain(m *testing.M) {
@@ -158,7 +194,8 @@ type result struct {
 	requests  int
 	errors    int
 	firstErr  string
-	lag       []time.Duration // per stamped event: read time − mock write time
+	lag       Lags            // per stamped event: read time − mock write time
+	starts    []int64         // per stream: start, Unix ns
 	ttftErr   []time.Duration // per request: TTFT − scheduled prefill
 	itlErr    []time.Duration // per gap: ITL − scheduled ITL
 	tokens    int
@@ -176,12 +213,11 @@ func (r *result) addError(msg string) {
 
 // addStream adds one stream's events (offsets from start) to r.
 func (r *result) addStream(startUnixNS int64, events []Event, s settings) {
+	r.lag.Add(startUnixNS, events)
+	r.starts = append(r.starts, startUnixNS)
 	var prev time.Duration
 	texts := 0
 	for _, e := range events {
-		if e.ServerNS != 0 {
-			r.lag = append(r.lag, time.Duration(startUnixNS+int64(e.At)-e.ServerNS))
-		}
 		if !e.Text {
 			continue
 		}
@@ -199,23 +235,34 @@ func (r *result) addStream(startUnixNS int64, events []Event, s settings) {
 	}
 }
 
+// chatBody is the request every path sends. It asks for the usage chunk
+// itself, as the engine does for the helper and k6 paths, so that the mock
+// writes the same events for every path.
 func chatBody(model string, tokens int) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"model": model, "max_tokens": tokens, "stream": true,
-		"messages": []any{map[string]any{"role": "user", "content": "Explain TTFT in one sentence."}},
+		"stream_options": map[string]any{"include_usage": true},
+		"messages":       []any{map[string]any{"role": "user", "content": "Explain TTFT in one sentence."}},
 	})
 	return b
 }
 
-// round runs fn once in each of n concurrent slots and returns the wall and
-// CPU time it took.
-func round(n int, fn func()) (wall, cpu time.Duration) {
+// round runs fn once in each of n concurrent slots, slot i starting
+// StaggerOffset(i, n, stagger) after the round begins, and returns the wall
+// and CPU time it took (the wall time includes the stagger window). Go's
+// timers wake with about 1 ms resolution when the process is idle, so slots
+// less than 1 ms apart start in small groups, not one by one.
+func round(n int, stagger time.Duration, fn func()) (wall, cpu time.Duration) {
 	cpu0, t0 := processCPU(), time.Now()
 	var wg sync.WaitGroup
-	for range n {
+	for i := range n {
+		off := StaggerOffset(i, n, stagger)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if off > 0 {
+				time.Sleep(time.Until(t0.Add(off)))
+			}
 			fn()
 		}()
 	}
@@ -307,9 +354,10 @@ func helperStreamer(r *result, c *http.Client, helperURL, mockURL string, s sett
 }
 
 // BenchmarkDeliveryLag runs paths a and b (and c with K6_BIN) side by side at
-// each concurrency level and prints one table. Rounds of a and b alternate
-// (one request per slot each), so that whatever else the machine does weighs
-// on both alike; the k6 path runs its rounds in one k6 run afterwards.
+// each concurrency level and prints the tables. Rounds of a and b alternate
+// (one request per slot each, starts staggered alike), so that whatever else
+// the machine does weighs on both alike; the k6 path runs its rounds in one
+// k6 run afterwards, with the same start offsets.
 func BenchmarkDeliveryLag(b *testing.B) {
 	s := loadSettings(b)
 	mock := startMockProc(b, s.itl)
@@ -340,12 +388,12 @@ func BenchmarkDeliveryLag(b *testing.B) {
 				{viaHelper, helperStreamer(viaHelper, hc, hs.URL(), mock.url, s)},
 			}
 			for _, p := range paths { // warm-up: connections, not measured
-				round(n, func() { p.fn(false) })
+				round(n, s.stagger, func() { p.fn(false) })
 			}
 			runtime.GC()
 			for range s.rounds {
 				for _, p := range paths {
-					wall, cpu := round(n, func() { p.fn(true) })
+					wall, cpu := round(n, s.stagger, func() { p.fn(true) })
 					p.r.wall += wall
 					p.r.cpu += cpu
 				}
@@ -357,20 +405,30 @@ func BenchmarkDeliveryLag(b *testing.B) {
 			for _, r := range level {
 				report(b, r)
 			}
-			if bl := Summarize(bare.lag); bl.P99 > 0 {
-				b.ReportMetric(float64(Summarize(viaHelper.lag).P99)/float64(bl.P99), "helper/bare-p99")
+			for _, r := range level[1:] {
+				for _, ph := range []Phase{PhaseAll, PhaseMid} {
+					if bl := Summarize(bare.lag[ph]); bl.P99 > 0 {
+						b.ReportMetric(float64(Summarize(r.lag[ph]).P99)/float64(bl.P99), fmt.Sprintf("%s/bare-%s-p99", r.path, ph))
+					}
+				}
 			}
 			all = append(all, level...)
 		})
 	}
-	printTable(os.Stdout, s, all, k6 == nil)
+	printTables(os.Stdout, s, all, k6 == nil)
 }
 
 func report(b *testing.B, r *result) {
-	lag := Summarize(r.lag)
+	lag := Summarize(r.lag[PhaseAll])
 	b.ReportMetric(float64(lag.P50)/1e6, r.path+"-lag-p50-ms")
 	b.ReportMetric(float64(lag.P99)/1e6, r.path+"-lag-p99-ms")
+	if lag.HasP999() {
+		b.ReportMetric(float64(lag.P999)/1e6, r.path+"-lag-p99.9-ms")
+	}
 	b.ReportMetric(float64(lag.Max)/1e6, r.path+"-lag-max-ms")
+	if mid := Summarize(r.lag[PhaseMid]); mid.N > 0 {
+		b.ReportMetric(float64(mid.P99)/1e6, r.path+"-mid-lag-p99-ms")
+	}
 	if r.wall > 0 {
 		b.ReportMetric(float64(r.tokens)/r.wall.Seconds(), r.path+"-tokens/s")
 	}
@@ -380,37 +438,87 @@ func report(b *testing.B, r *result) {
 	}
 }
 
-func printTable(w io.Writer, s settings, all []*result, noK6 bool) {
-	fmt.Fprintf(w, "\nDelivery lag = client read time − mock write stamp (x_mock_ts_ns). Mock (child process): prefill %v, ITL %v, %d tokens/stream, no jitter; %d measured requests per stream slot after 1 warm-up; bare and helper rounds alternate.\n",
-		benchPrefill, s.itl, s.tokens, s.rounds)
-	fmt.Fprintf(w, "Percentiles interpolate at rank p·(n−1) as k6 does. CPU is this process's (client side; the mock runs apart), plus k6's own for the k6 path. GOMAXPROCS=%d.\n\n", runtime.GOMAXPROCS(0))
+// phaseOrder is the order in which the phase table lists the phases.
+var phaseOrder = []Phase{PhaseFirst, PhaseTTFT, PhaseMid, PhaseFinal, PhaseAll}
+
+func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
+	starts := "all slots start at once (lockstep)"
+	if s.stagger > 0 {
+		starts = fmt.Sprintf("slot i of n starts i·%v/n after its round begins (staggered; LLMSTREAM_BENCH_STAGGER=0 for lockstep)", s.stagger)
+	}
+	fmt.Fprintf(w, "\nDelivery lag = client read time − mock write stamp (x_mock_ts_ns). Mock (child process): prefill %v, ITL %v, %d tokens/stream, no jitter; %d measured requests per stream slot after 1 warm-up; bare and helper rounds alternate; %s.\n",
+		benchPrefill, s.itl, s.tokens, s.rounds, starts)
+	fmt.Fprintf(w, "Percentiles interpolate at rank p·(n−1) as k6 does; p99.9 is shown from n ≥ %d. CPU is this process's (client side; the mock runs apart), plus k6's own for the k6 path. \"starts in 1 ms\" is the most measured streams a path started within any 1 ms. GOMAXPROCS=%d.\n\n", MinNForP999, runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "streams\tpath\trequests\terrors\tevents\tlag p50 / p99 / max ms\tTTFT err p50 / p99 / max ms\tITL err p50 / p99 / max ms\ttokens/s\tCPU s\tCPU µs/token\tCPU = \t")
+	fmt.Fprintln(tw, "streams\tpath\trequests\terrors\tlag p50 / p99 / p99.9 / max ms (n events)\tTTFT err p50 / p99 / max ms\tITL err p50 / p99 / max ms\ttokens/s\tCPU s\tCPU µs/token\tCPU = \tstarts in 1 ms\t")
 	for _, r := range all {
-		perTok := 0.0
+		perTok, tps := 0.0, 0.0
 		if r.tokens > 0 {
 			perTok = float64(r.cpu.Microseconds()) / float64(r.tokens)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.2f\t%.1f\t%s\t\n",
-			r.streams, r.path, r.requests, r.errors, len(r.lag), Summarize(r.lag), Summarize(r.ttftErr), Summarize(r.itlErr),
-			float64(r.tokens)/r.wall.Seconds(), r.cpu.Seconds(), perTok, r.cpuDetail)
+		if r.wall > 0 {
+			tps = float64(r.tokens) / r.wall.Seconds()
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.2f\t%.1f\t%s\t%d\t\n",
+			r.streams, r.path, r.requests, r.errors, Summarize(r.lag[PhaseAll]).Tail(), Summarize(r.ttftErr), Summarize(r.itlErr),
+			tps, r.cpu.Seconds(), perTok, r.cpuDetail, MaxStartsWithin(r.starts, time.Millisecond))
+	}
+	tw.Flush()
+
+	// Lag by phase, the paths side by side.
+	type key struct {
+		streams int
+		path    string
+	}
+	var (
+		paths  []string
+		levels []int
+		byKey  = map[key]*result{}
+	)
+	for _, r := range all {
+		if !slices.Contains(paths, r.path) {
+			paths = append(paths, r.path)
+		}
+		if !slices.Contains(levels, r.streams) {
+			levels = append(levels, r.streams)
+		}
+		byKey[key{r.streams, r.path}] = r
+	}
+	fmt.Fprintf(w, "\nLag by phase, ms: p50 / p99 / p99.9 / max (n events). first = the first event (arrives with the headers); ttft = the first text event; mid = events between the first and the last text event; final = the last text event and all after it (finish, usage).\n\n")
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "streams\tphase\t")
+	for _, p := range paths {
+		fmt.Fprintf(tw, "%s\t", p)
+	}
+	fmt.Fprintln(tw)
+	for _, n := range levels {
+		for _, ph := range phaseOrder {
+			fmt.Fprintf(tw, "%d\t%s\t", n, ph)
+			for _, p := range paths {
+				cell := "-"
+				if r := byKey[key{n, p}]; r != nil {
+					cell = Summarize(r.lag[ph]).Tail()
+				}
+				fmt.Fprintf(tw, "%s\t", cell)
+			}
+			fmt.Fprintln(tw)
+		}
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	bares := map[int]*result{}
-	for _, r := range all {
-		if r.path == "bare" {
-			bares[r.streams] = r
+
+	for _, n := range levels {
+		bare := byKey[key{n, "bare"}]
+		for _, p := range paths {
+			r := byKey[key{n, p}]
+			if p == "bare" || r == nil || bare == nil {
+				continue
+			}
+			ba, ra := Summarize(bare.lag[PhaseAll]), Summarize(r.lag[PhaseAll])
+			bm, rm := Summarize(bare.lag[PhaseMid]), Summarize(r.lag[PhaseMid])
+			fmt.Fprintf(w, "%d streams: %s/bare lag p99 ratio: all %.2f (%s vs %s ms), mid-stream %.2f (%s vs %s ms); all p50 ratio %.2f; CPU ratio %.2f\n",
+				n, p, ratio(ra.P99, ba.P99), ms(ra.P99), ms(ba.P99), ratio(rm.P99, bm.P99), ms(rm.P99), ms(bm.P99), ratio(ra.P50, ba.P50), ratio(r.cpu, bare.cpu))
 		}
-	}
-	for _, r := range all {
-		bare := bares[r.streams]
-		if r.path == "bare" || bare == nil {
-			continue
-		}
-		bl, rl := Summarize(bare.lag), Summarize(r.lag)
-		fmt.Fprintf(w, "%d streams: %s/bare lag p99 ratio %.2f (%s vs %s ms), p50 ratio %.2f, CPU ratio %.2f\n",
-			r.streams, r.path, ratio(rl.P99, bl.P99), ms(rl.P99), ms(bl.P99), ratio(rl.P50, bl.P50), ratio(r.cpu, bare.cpu))
 	}
 	if noK6 {
 		fmt.Fprintln(w, "(k6 path skipped: set K6_BIN to a k6 binary to run llmstream.js through real k6 side by side)")
@@ -517,8 +625,10 @@ func BenchmarkSlowStreams(b *testing.B) {
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MiB")
 	fmt.Printf("\n%d concurrent slow streams through the helper (prefill %v, %d tokens %v apart): %d requests, %d errors, peak %d streams active in the helper at once\n",
 		slowStreams, slowPrefill, slowTokens, slowITL, r.requests, r.errors, peakActive)
-	fmt.Printf("  lag p50/p99/max %s ms, TTFT err %s ms, ITL err %s ms, wall %.2f s, CPU %.2f s\n",
-		Summarize(r.lag), Summarize(r.ttftErr), Summarize(r.itlErr), r.wall.Seconds(), r.cpu.Seconds())
+	fmt.Printf("  all streams start at once; lag p50 / p99 / p99.9 / max ms (n): all %s, mid-stream %s, first event %s, final %s\n",
+		Summarize(r.lag[PhaseAll]).Tail(), Summarize(r.lag[PhaseMid]).Tail(), Summarize(r.lag[PhaseFirst]).Tail(), Summarize(r.lag[PhaseFinal]).Tail())
+	fmt.Printf("  TTFT err p50 / p99 / max %s ms, ITL err %s ms, wall %.2f s, CPU %.2f s\n",
+		Summarize(r.ttftErr), Summarize(r.itlErr), r.wall.Seconds(), r.cpu.Seconds())
 	fmt.Printf("  this process (load generator + helper, 2 connections per stream): peak heap objects %.1f MiB (%.0f KiB per stream), peak goroutines %d, allocated %.1f MiB in all\n",
 		float64(peakHeap)/(1<<20), float64(peakHeap)/1024/slowStreams, peakGoroutines, float64(totalAlloc)/(1<<20))
 }

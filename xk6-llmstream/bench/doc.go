@@ -14,11 +14,25 @@
 // through the helper. The mock runs in a child process (this test binary,
 // re-executed), so the CPU time reported is the client side's alone.
 //
-// Run it with (figures and how to read them: docs/runner.md):
+// Stream starts are staggered: slot i of n starts i·W/n after its round
+// begins (StaggerOffset), W one ITL by default, the same offsets for every
+// path. In lockstep every request of a round would start, and end, in the
+// same millisecond, and each path's per-request work would land in those
+// bursts and delay the other streams' first and last events — a burst real
+// load does not make. LLMSTREAM_BENCH_STAGGER=0 keeps lockstep to show it.
+//
+// The lag is reported for all events and split by phase (Phase): the first
+// event (arrives with the headers), the first text event (TTFT), mid-stream
+// events and the final events, with p99.9 where there are enough events
+// (MinNForP999), and the helper/bare and k6/bare p99 ratios for all and for
+// mid-stream events.
+//
+// Run it with (how to read the tables: docs/runner.md):
 //
 //	go test ./xk6-llmstream/bench -run '^$' -bench . -benchtime 1x
 //
 // Environment: K6_BIN (enables path c), LLMSTREAM_BENCH_ITL (default 20ms),
 // LLMSTREAM_BENCH_TOKENS (default 50), LLMSTREAM_BENCH_ROUNDS (requests per
-// stream slot, default 3), LLMSTREAM_BENCH_LEVELS (default "1,50,200").
+// stream slot, default 3), LLMSTREAM_BENCH_LEVELS (default "1,50,200"),
+// LLMSTREAM_BENCH_STAGGER (start window, default the ITL, 0 = lockstep).
 package bench

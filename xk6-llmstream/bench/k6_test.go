@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,7 +76,14 @@ func newK6Path(b *testing.B, mockURL string, s settings) *k6Path {
 
 func (k *k6Path) close() { _ = k.hs.Shutdown(context.Background()) }
 
-const k6Script = `import { Client } from '%s';
+// k6Script is the k6 path's script. Each VU sleeps its start offset (the
+// benchmark's StaggerOffset, in seconds) once, before its first (warm-up)
+// request; its later requests follow back to back, so the stagger carries on.
+const k6Script = `import { sleep } from 'k6';
+import exec from 'k6/execution';
+import { Client } from '%s';
+
+const offsets = %s;
 
 export const options = {
   scenarios: { bench: { executor: 'per-vu-iterations', vus: %d, iterations: %d, maxDuration: '30m' } },
@@ -84,6 +92,10 @@ export const options = {
 const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: 1 });
 
 export default function () {
+  if (exec.vu.iterationInScenario === 0) {
+    const off = offsets[(exec.vu.idInTest - 1) %% offsets.length];
+    if (off > 0) sleep(off);
+  }
   const r = llm.chat({ messages: [{ role: 'user', content: 'Explain TTFT in one sentence.' }], max_tokens: %d });
   if (!r.ok && !r.warmup) console.error('request failed: ' + JSON.stringify(r.error));
 }
@@ -92,7 +104,16 @@ export default function () {
 func (k *k6Path) run(b *testing.B, n int) *result {
 	r := &result{path: "k6", streams: n, cpuDetail: "helper + k6 (child)"}
 	script := filepath.Join(k.dir, fmt.Sprintf("bench-%d.js", n))
-	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), n, k.s.rounds+1, fastModel, k.s.tokens)
+	offs := StaggerOffsets(n, k.s.stagger)
+	secs := make([]float64, n)
+	for i, o := range offs {
+		secs[i] = o.Seconds()
+	}
+	offsJSON, err := json.Marshal(secs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, n, k.s.rounds+1, fastModel, k.s.tokens)
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -102,7 +123,7 @@ func (k *k6Path) run(b *testing.B, n int) *result {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	k.rec.take()
 	cpu0 := processCPU()
-	err := cmd.Run()
+	err = cmd.Run()
 	self := processCPU() - cpu0
 	k6CPU := childCPU(cmd.ProcessState)
 	r.cpu = self + k6CPU

@@ -6,21 +6,27 @@ import (
 	"time"
 )
 
+// MinNForP999 is the smallest number of values for which a Summary reports
+// p99.9: with fewer, no value lies beyond rank 0.999·(n−1) and the figure is
+// only the maximum in disguise.
+const MinNForP999 = 1000
+
 // Summary is the distribution of a set of durations.
 type Summary struct {
-	N             int
-	P50, P99, Max time.Duration
+	N                   int
+	P50, P99, P999, Max time.Duration
 }
 
-// Summarize sorts a copy of ds and returns its p50, p99 (linear interpolation
-// at rank p·(n−1), as k6 computes percentiles) and maximum.
+// Summarize sorts a copy of ds and returns its p50, p99, p99.9 (linear
+// interpolation at rank p·(n−1), as k6 computes percentiles) and maximum.
+// P999 is computed whatever n is; HasP999 says whether it means anything.
 func Summarize(ds []time.Duration) Summary {
 	if len(ds) == 0 {
 		return Summary{}
 	}
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return Summary{N: len(s), P50: quantile(s, 0.50), P99: quantile(s, 0.99), Max: s[len(s)-1]}
+	return Summary{N: len(s), P50: quantile(s, 0.50), P99: quantile(s, 0.99), P999: quantile(s, 0.999), Max: s[len(s)-1]}
 }
 
 func quantile(sorted []time.Duration, p float64) time.Duration {
@@ -33,10 +39,28 @@ func quantile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[lo] + time.Duration(f*float64(sorted[lo+1]-sorted[lo]))
 }
 
+// HasP999 reports whether there are enough values (MinNForP999) for P999 to
+// be reported.
+func (s Summary) HasP999() bool { return s.N >= MinNForP999 }
+
 // ms formats d in milliseconds with microsecond resolution.
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/1e6) }
 
-// String formats the summary as "p50/p99/max ms".
+// String formats the summary as "p50 / p99 / max" in milliseconds.
 func (s Summary) String() string {
 	return ms(s.P50) + " / " + ms(s.P99) + " / " + ms(s.Max)
+}
+
+// Tail formats the summary as "p50 / p99 / p99.9 / max (n)" in milliseconds,
+// with "-" for p99.9 when there are too few values (HasP999) and for
+// everything when there are none.
+func (s Summary) Tail() string {
+	if s.N == 0 {
+		return "- (0)"
+	}
+	p999 := "-"
+	if s.HasP999() {
+		p999 = ms(s.P999)
+	}
+	return fmt.Sprintf("%s / %s / %s / %s (%d)", ms(s.P50), ms(s.P99), p999, ms(s.Max), s.N)
 }

@@ -1,0 +1,65 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tables put the paths side by side per phase and give the p99 ratios
+// for all events and for mid-stream events.
+func TestPrintTables(t *testing.T) {
+	t.Parallel()
+	s := settings{prefill: benchPrefill, itl: 20 * time.Millisecond, tokens: 3, rounds: 1, stagger: 20 * time.Millisecond}
+	const µs = time.Microsecond
+	stream := func(first, mid, final time.Duration) []Event {
+		return []Event{ev(first, false, true), ev(first, true, true), ev(mid, true, true), ev(final, true, true), ev(final, false, true)}
+	}
+	bare := &result{path: "bare", streams: 2, requests: 2, wall: time.Second, cpu: time.Second}
+	viaHelper := &result{path: "helper", streams: 2, requests: 2, wall: time.Second, cpu: 2 * time.Second}
+	for range 2 {
+		bare.lag.Add(0, stream(100*µs, 100*µs, 100*µs))
+		viaHelper.lag.Add(0, stream(900*µs, 150*µs, 900*µs))
+	}
+	var out strings.Builder
+	printTables(&out, s, []*result{bare, viaHelper}, true)
+	text := out.String()
+	for _, want := range []string{
+		"staggered; LLMSTREAM_BENCH_STAGGER=0 for lockstep",
+		"2 streams: helper/bare lag p99 ratio: all 9.00 (0.900 vs 0.100 ms), mid-stream 1.50 (0.150 vs 0.100 ms); all p50 ratio 9.00; CPU ratio 2.00",
+		"(k6 path skipped",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	// One row per phase, the bare and helper cells side by side (compared
+	// field by field: the padding is the tabwriter's).
+	rows := map[string]string{
+		"first": "0.100 / 0.100 / - / 0.100 (2) 0.900 / 0.900 / - / 0.900 (2)",
+		"mid":   "0.100 / 0.100 / - / 0.100 (2) 0.150 / 0.150 / - / 0.150 (2)",
+		"final": "0.100 / 0.100 / - / 0.100 (4) 0.900 / 0.900 / - / 0.900 (4)",
+	}
+	for phase, cells := range rows {
+		found := false
+		for _, line := range strings.Split(text, "\n") {
+			f := strings.Fields(line)
+			if len(f) > 2 && f[0] == "2" && f[1] == phase {
+				found = true
+				if got := strings.Join(f[2:], " "); got != cells {
+					t.Errorf("%s row = %q, want %q", phase, got, cells)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s row:\n%s", phase, text)
+		}
+	}
+
+	out.Reset()
+	s.stagger = 0
+	printTables(&out, s, []*result{bare}, false)
+	if !strings.Contains(out.String(), "lockstep") || strings.Contains(out.String(), "ratio") {
+		t.Errorf("lockstep, bare only:\n%s", out.String())
+	}
+}
