@@ -1,48 +1,65 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
+	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
+	"github.com/llmstream/xk6-llmstream/analyze/k6json"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 )
 
 const compareExamples = `  analyze compare base.json cand.json
   analyze compare base.json.gz cand.json.gz --metric llm_ttft --by model --max-regression p99=10% --max-regression p50=5%
   analyze compare base.json cand.json --max-regression llm_ttft:p95=50ms --format markdown >> "$GITHUB_STEP_SUMMARY"
+  analyze compare base.json cand.json --max-regression llm_requests_failed:rate=+1pp
+  analyze compare --base shard1.json --base shard2.json --candidate new1.json --candidate new2.json
   analyze compare base.json cand.json --format json -o compare.json
-Lower is better: "worse" means the candidate's statistic is higher.
-A limit STAT=MAX (or METRIC:STAT=MAX) is broken when the lower bound of the
-change's confidence interval is above MAX: worse beyond the limit with
-confidence. MAX is a percentage of the baseline (10%) or a time (50ms, 0.2s).
+Trends (llm_ttft, ...): lower is better, "worse" means the candidate's
+statistic is higher. Rates (llm_requests_failed, llm_slo_met): the change of
+the rate in percentage points; a rate named with "fail" or "error" is better
+lower, any other better higher.
+A limit STAT=MAX (or METRIC:STAT=MAX) is broken when the candidate is worse
+by more than MAX with confidence (the change's interval lies beyond MAX). MAX
+is a percentage of the baseline (10%) or a time (50ms, 0.2s); for a Rate's
+rate, percentage points (rate=+1pp).
+Several files per side (--base, --candidate) are merged, as summary merges
+the shards of one run; --labels names the two sides.
 Exit status: 0 no limit broken, 99 a limit broken, 2 bad usage or input, 1 other errors.
 `
 
 // CompareSchema identifies the JSON output of compare.
 const CompareSchema = "xk6-llmstream/analyze-compare/v1"
 
+// side is one side of a comparison: one or more inputs, merged.
+type side struct {
+	name  string // "baseline" or "candidate"
+	label string // --labels, or the name
+	data  *timedData
+}
+
 func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("compare", "compare [flags] BASELINE CANDIDATE", compareExamples, stderr)
+	fs := newFlagSet("compare", "compare [flags] BASELINE CANDIDATE | compare [flags] --base FILE... --candidate FILE...", compareExamples, stderr)
 	var (
-		in        inputFlags
-		out       outputFlags
-		limitArgs repeatFlag
-		statArgs  listFlag
-		conf      float64
-		seed      uint64
-		resamples int
+		in          inputFlags
+		out         outputFlags
+		bases, cand repeatFlag
+		limitArgs   repeatFlag
+		statArgs    listFlag
+		conf        float64
+		seed        uint64
+		resamples   int
 	)
 	in.register(fs)
 	out.register(fs, output.Text, output.Markdown, output.JSON)
-	fs.Var(&limitArgs, "max-regression", "fail (exit 99) when a statistic is worse by more than this with confidence: `STAT=MAX` or METRIC:STAT=MAX, e.g. p99=10% or llm_ttft:p95=50ms (repeatable)")
-	fs.Var(&statArgs, "stats", "statistics to compare, comma-separated (default p50,p90,p95,p99,p99.9,avg)")
+	fs.Var(&bases, "base", "a baseline `file` (repeatable: several are merged into one population, as summary merges shards)")
+	fs.Var(&cand, "candidate", "a candidate `file` (repeatable, merged likewise)")
+	fs.Var(&limitArgs, "max-regression", "fail (exit 99) when a statistic is worse by more than this with confidence: `STAT=MAX` or METRIC:STAT=MAX, e.g. p99=10%, llm_ttft:p95=50ms or llm_requests_failed:rate=+1pp (repeatable)")
+	fs.Var(&statArgs, "stats", "Trend statistics to compare, comma-separated (default p50,p90,p95,p99,p99.9,avg)")
 	fs.Float64Var(&conf, "confidence", compare.DefaultLevel, "confidence level of the intervals, between 0 and 1")
 	fs.Uint64Var(&seed, "seed", compare.DefaultSeed, "seed of the bootstrap (the same seed and inputs give the same intervals)")
 	fs.IntVar(&resamples, "resamples", compare.DefaultResamples, "bootstrap resamples")
@@ -53,8 +70,19 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := out.validate(); err != nil {
 		return err
 	}
-	if len(paths) != 2 {
-		return usagef("want two inputs, BASELINE and CANDIDATE; got %d", len(paths))
+	switch {
+	case len(bases) == 0 && len(cand) == 0:
+		if len(paths) != 2 {
+			return usagef("want two inputs, BASELINE and CANDIDATE (or --base FILE... --candidate FILE...); got %d", len(paths))
+		}
+		bases, cand = paths[:1], paths[1:]
+	case len(paths) > 0:
+		return usagef("give the inputs either as BASELINE CANDIDATE or with --base and --candidate, not both (also given: %s)", strings.Join(paths, " "))
+	case len(bases) == 0 || len(cand) == 0:
+		return usagef("--base and --candidate go together: give each side one or more files")
+	}
+	if countStdin(bases)+countStdin(cand) > 1 {
+		return usagef("stdin (-) can be read only once")
 	}
 	if !(conf > 0 && conf < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", conf)
@@ -70,6 +98,9 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			if err != nil {
 				return usagef("--stats: %v", err)
 			}
+			if st == compare.RateStat {
+				return usagef("--stats: %q: every Rate metric's rate is compared; --stats lists Trend statistics", s)
+			}
 			statList = appendStat(statList, st)
 		}
 	}
@@ -80,31 +111,45 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			return usagef("--max-regression: %v", err)
 		}
 		limits = append(limits, l)
-		statList = appendStat(statList, l.Stat)
+		if !l.IsRate() {
+			statList = appendStat(statList, l.Stat)
+		}
 	}
 	sel, err := in.selection()
 	if err != nil {
 		return err
 	}
 	if sel.byFile {
-		return usagef("--by file does not apply to compare: the two inputs are the two sides")
+		return usagef("--by file does not apply to compare: the two sides are the two groups compared")
+	}
+	// A limit that names a metric reads it, whatever --metric says.
+	for _, l := range limits {
+		if l.Metric != "" && !slices.Contains(sel.also, l.Metric) {
+			sel.also = append(sel.also, l.Metric)
+		}
 	}
 	labels := []string(in.labels)
-	if len(labels) == 0 {
+	switch {
+	case len(labels) == 0:
 		labels = []string{"baseline", "candidate"}
+	case len(labels) != 2:
+		return usagef("--labels names the two sides of compare: want 2 names, got %d", len(labels))
+	case labels[0] == labels[1]:
+		return usagef("--labels: both sides are named %q", labels[0])
 	}
-	ins, err := inputsFrom(paths, labels)
-	if err != nil {
-		return err
-	}
-	var sides [2]*timedData
-	for i := range sides {
-		r := newReader(sel, ins[i:i+1], in.lenient, stdin, stderr)
-		if sides[i], err = collectTimed(r, true); err != nil {
+	var sides [2]*side
+	for i, paths := range [][]string{bases, cand} {
+		ins, err := inputsFrom(paths, nil)
+		if err != nil {
+			return err
+		}
+		sides[i] = &side{name: []string{"baseline", "candidate"}[i], label: labels[i]}
+		r := newReader(sel, ins, in.lenient, stdin, stderr)
+		if sides[i].data, err = collectTimed(r, k6json.Trend, k6json.Rate); err != nil {
 			return err
 		}
 	}
-	rep, err := buildCompare(sides, ins, sel, limits, compareConfig{level: conf, seed: seed, resamples: resamples, stats: statList})
+	rep, err := buildCompare(sides, sel, limits, compareConfig{level: conf, seed: seed, resamples: resamples, stats: statList})
 	if err != nil {
 		return err
 	}
@@ -130,75 +175,6 @@ func appendStat(list []compare.Stat, s compare.Stat) []compare.Stat {
 	return append(list, s)
 }
 
-// compareReport is the result of compare, and its JSON schema (documented in
-// docs/plots.md).
-type compareReport struct {
-	Schema     string           `json:"schema"`
-	Baseline   output.Input     `json:"baseline"`
-	Candidate  output.Input     `json:"candidate"`
-	Selection  output.Selection `json:"selection"`
-	Confidence float64          `json:"confidence"`
-	Resamples  int              `json:"resamples"`
-	Seed       uint64           `json:"seed"`
-	Metrics    []compareMetric  `json:"metrics"`
-	Limits     []limitResult    `json:"limits"`
-	Warnings   []string         `json:"warnings"`
-	OK         bool             `json:"ok"` // no limit broken
-}
-
-type compareMetric struct {
-	Name   string         `json:"name"`
-	Unit   string         `json:"unit"`
-	Groups []compareGroup `json:"groups"`
-}
-
-type compareGroup struct {
-	Label     string            `json:"label"`
-	Labels    map[string]string `json:"labels"`
-	Baseline  int               `json:"baseline_count"`
-	Candidate int               `json:"candidate_count"`
-	KSD       *float64          `json:"ks_d"`
-	KSP       *float64          `json:"ks_p"`
-	Verdict   string            `json:"verdict"`
-	Changes   []compareChange   `json:"changes"`
-}
-
-type compareChange struct {
-	Stat      string   `json:"stat"`
-	Baseline  *float64 `json:"baseline"`
-	Candidate *float64 `json:"candidate"`
-	Delta     *float64 `json:"delta"`
-	DeltaLow  *float64 `json:"delta_low"`
-	DeltaHigh *float64 `json:"delta_high"`
-	Rel       *float64 `json:"rel"` // (candidate − baseline)/baseline
-	RelLow    *float64 `json:"rel_low"`
-	RelHigh   *float64 `json:"rel_high"`
-	Verdict   string   `json:"verdict"`
-}
-
-type limitResult struct {
-	Limit    string   `json:"limit"` // as ParseLimit reads it
-	Metric   string   `json:"metric"`
-	Group    string   `json:"group"`
-	Stat     string   `json:"stat"`
-	Change   *float64 `json:"change"`             // relative or absolute, as the limit
-	Low      *float64 `json:"low"`                // the interval's lower bound
-	High     *float64 `json:"high"`               // and upper bound
-	Broken   bool     `json:"broken"`             // low > max
-	Untested string   `json:"untested,omitempty"` // why it could not be tested
-	limit    compare.Limit
-}
-
-func (r *compareReport) broken() int {
-	n := 0
-	for _, l := range r.Limits {
-		if l.Broken {
-			n++
-		}
-	}
-	return n
-}
-
 // compareConfig are the statistical choices of a comparison.
 type compareConfig struct {
 	level     float64
@@ -207,61 +183,77 @@ type compareConfig struct {
 	stats     []compare.Stat
 }
 
-// buildCompare compares every Trend metric and group the two sides share.
-func buildCompare(sides [2]*timedData, ins []input, sel selection, limits []compare.Limit, c compareConfig) (*compareReport, error) {
-	rep := &compareReport{Schema: CompareSchema, Selection: reportSelection(sel), Metrics: []compareMetric{}, Limits: []limitResult{}, Warnings: []string{},
-		Confidence: c.level, Resamples: c.resamples, Seed: c.seed}
-	opts := []compare.Option{compare.Level(c.level), compare.Seed(c.seed), compare.Resamples(c.resamples), compare.Stats(c.stats...)}
-	for i, side := range sides {
-		in := reportInputs(side.r)[0]
-		in.Label = ins[i].label
+// mergedInput describes a side's inputs as one: its label, the paths joined
+// with ", ", the counts summed, the earliest start, and the damage of each.
+func mergedInput(s *side, files []output.Input) output.Input {
+	in := output.Input{Label: s.label}
+	var paths, damage []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+		in.Lines += f.Lines
+		in.Points += f.Points
+		in.Kept += f.Kept
+		in.Skipped += f.Skipped
+		if f.Damage != "" {
+			damage = append(damage, f.Path+": "+f.Damage)
+		}
+	}
+	if len(files) == 1 {
+		in.SkippedLines = files[0].SkippedLines
+		in.Damage = files[0].Damage
+	} else {
+		in.Damage = strings.Join(damage, "; ")
+	}
+	in.Path = strings.Join(paths, ", ")
+	if start := s.data.r.start(); !start.IsZero() {
+		in.Start = start.Format(time.RFC3339Nano)
+	}
+	return in
+}
+
+// buildCompare compares every Trend and Rate metric and group the two sides
+// share.
+func buildCompare(sides [2]*side, sel selection, limits []compare.Limit, c compareConfig) (*compareReport, error) {
+	rep := &compareReport{Schema: CompareSchema, Selection: reportSelection(sel), Metrics: []compareMetric{}, Rates: []compareRate{},
+		Limits: []limitResult{}, Warnings: []string{}, Confidence: c.level, Resamples: c.resamples, Seed: c.seed}
+	for i, s := range sides {
+		files := reportInputs(s.data.r)
 		if i == 0 {
-			rep.Baseline = in
+			rep.Baseline, rep.BaselineFiles = mergedInput(s, files), files
 		} else {
-			rep.Candidate = in
+			rep.Candidate, rep.CandidateFiles = mergedInput(s, files), files
 		}
 	}
-	base, cand := sides[0].trendMetrics(), sides[1].trendMetrics()
-	var names []string
-	for _, m := range base {
-		if slices.Contains(cand, m) {
-			names = append(names, m)
-		} else {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is only in the baseline: not compared", m))
+	base, cand := sides[0].data, sides[1].data
+	trends := rep.shared(base.trendMetrics(), cand.trendMetrics())
+	rates := rep.shared(base.metricsOfType(k6json.Rate), cand.metricsOfType(k6json.Rate))
+	if len(trends)+len(rates) == 0 {
+		return nil, usagef("the baseline and the candidate share no Trend or Rate metric with samples (baseline: %s; candidate: %s)",
+			listOrNone(base.metrics()), listOrNone(cand.metrics()))
+	}
+	for _, l := range limits {
+		switch {
+		case l.Metric == "":
+		case l.IsRate() && slices.Contains(trends, l.Metric):
+			return nil, usagef("--max-regression %s: %s is a Trend; limit a percentile or avg (e.g. %s:p99=10%%)", l, l.Metric, l.Metric)
+		case !l.IsRate() && slices.Contains(rates, l.Metric):
+			return nil, usagef("--max-regression %s: %s is a Rate; limit its rate in percentage points (e.g. %s:rate=+1pp)", l, l.Metric, l.Metric)
+		case !slices.Contains(trends, l.Metric) && !slices.Contains(rates, l.Metric):
+			return nil, usagef("--max-regression %s: no compared metric is named %s (compared: %s)", l, l.Metric, strings.Join(append(trends, rates...), ", "))
 		}
 	}
-	for _, m := range cand {
-		if !slices.Contains(base, m) {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is only in the candidate: not compared", m))
-		}
-	}
-	if len(names) == 0 {
-		return nil, usagef("the baseline and the candidate share no Trend metric with samples (baseline: %s; candidate: %s)",
-			listOrNone(base), listOrNone(cand))
-	}
+	opts := []compare.Option{compare.Level(c.level), compare.Seed(c.seed), compare.Resamples(c.resamples), compare.Stats(c.stats...)}
 	limitUsed := make([]bool, len(limits))
-	for _, name := range names {
-		cm := compareMetric{Name: name, Unit: sides[0].unit(name)}
-		bs, cs := seriesByKey(sides[0].ordered(name)), seriesByKey(sides[1].ordered(name))
-		for _, key := range unionKeys(bs, cs) {
-			b, c := bs[key], cs[key]
-			if b == nil || c == nil {
-				where := "baseline"
-				if b == nil {
-					where = "candidate"
-				}
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s (%s) is only in the %s: not compared", name, key, where))
-				continue
-			}
-			res, err := compare.Compare(b.sorted(), c.sorted(), opts...)
+	for _, name := range trends {
+		cm := compareMetric{Name: name, Unit: base.unit(name)}
+		for _, p := range rep.sharedGroups(name, base, cand) {
+			b, cs, key := p.base, p.cand, p.base.group.key
+			res, err := compare.Compare(b.sorted(), cs.sorted(), opts...)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.label(), err)
 			}
-			g := compareGroup{Label: key, Labels: map[string]string{}, Baseline: res.NBase, Candidate: res.NCand,
+			g := compareGroup{Label: key, Labels: labelMap(b.group), Baseline: res.NBase, Candidate: res.NCand,
 				KSD: f64(res.KS.D), KSP: f64(res.KS.P), Verdict: string(res.Verdict)}
-			for _, l := range b.group.labels {
-				g.Labels[l.Key] = l.Value
-			}
 			for _, ch := range res.Changes {
 				g.Changes = append(g.Changes, compareChange{Stat: string(ch.Stat), Baseline: f64(ch.Base), Candidate: f64(ch.Cand),
 					Delta: f64(ch.Delta), DeltaLow: f64(ch.Lo), DeltaHigh: f64(ch.Hi), Rel: f64(ch.Rel), RelLow: f64(ch.RelLo), RelHigh: f64(ch.RelHi),
@@ -269,18 +261,45 @@ func buildCompare(sides [2]*timedData, ins []input, sel selection, limits []comp
 			}
 			cm.Groups = append(cm.Groups, g)
 			for li, l := range limits {
-				if !l.Applies(name) {
-					continue
+				if !l.IsRate() && l.Applies(name) {
+					limitUsed[li] = true
+					rep.Limits = append(rep.Limits, evalLimit(l, name, key, res))
 				}
-				limitUsed[li] = true
-				rep.Limits = append(rep.Limits, evalLimit(l, name, key, res))
 			}
 		}
 		rep.Metrics = append(rep.Metrics, cm)
 	}
+	for _, name := range rates {
+		lower := compare.RateLowerIsBetter(name)
+		cr := compareRate{Name: name, LowerIsBetter: lower}
+		for _, p := range rep.sharedGroups(name, base, cand) {
+			b, cs, key := p.base, p.cand, p.base.group.key
+			ch, err := compare.CompareRates(compare.Proportion{NonZero: b.nonZero, Count: b.count},
+				compare.Proportion{NonZero: cs.nonZero, Count: cs.count}, c.level, lower)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.label(), err)
+			}
+			cr.Groups = append(cr.Groups, compareRateGroup{Label: key, Labels: labelMap(b.group),
+				Baseline:  rateSide{Count: b.count, NonZero: b.nonZero, Rate: ch.Base.Rate()},
+				Candidate: rateSide{Count: cs.count, NonZero: cs.nonZero, Rate: ch.Cand.Rate()},
+				Delta:     ch.Delta, DeltaLow: ch.Lo, DeltaHigh: ch.Hi, Verdict: string(ch.Verdict)})
+			for li, l := range limits {
+				if l.IsRate() && l.Applies(name) {
+					limitUsed[li] = true
+					rep.Limits = append(rep.Limits, limitResult{Limit: l.String(), Metric: name, Group: key, Stat: string(l.Stat),
+						Change: f64(ch.Delta), Low: f64(ch.Lo), High: f64(ch.Hi), Broken: l.ExceededRate(ch), limit: l})
+				}
+			}
+		}
+		rep.Rates = append(rep.Rates, cr)
+	}
 	for i, l := range limits {
-		if !limitUsed[i] {
-			return nil, usagef("--max-regression %s: no compared metric is named %s (compared: %s)", l, l.Metric, strings.Join(names, ", "))
+		if !limitUsed[i] { // only a limit without a metric gets here
+			kind := "Trend"
+			if l.IsRate() {
+				kind = "Rate"
+			}
+			return nil, usagef("--max-regression %s: no %s metric was compared in both runs", l, kind)
 		}
 	}
 	rep.OK = true
@@ -293,6 +312,67 @@ func buildCompare(sides [2]*timedData, ins []input, sel selection, limits []comp
 		}
 	}
 	return rep, nil
+}
+
+// shared returns the metrics both sides have, and warns about the others.
+func (rep *compareReport) shared(base, cand []string) []string {
+	var both []string
+	for _, m := range base {
+		if slices.Contains(cand, m) {
+			both = append(both, m)
+		} else {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is only in the baseline: not compared", m))
+		}
+	}
+	for _, m := range cand {
+		if !slices.Contains(base, m) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is only in the candidate: not compared", m))
+		}
+	}
+	return both
+}
+
+// pair is one metric's series in the same group of both sides.
+type pair struct{ base, cand *timedSeries }
+
+// sharedGroups returns a metric's series in the groups both sides have, in
+// group order, and warns about the others.
+func (rep *compareReport) sharedGroups(metric string, base, cand *timedData) []pair {
+	bs, cs := map[string]*timedSeries{}, map[string]*timedSeries{}
+	var gs []*group
+	for _, s := range base.ordered(metric) {
+		bs[s.group.key] = s
+		gs = append(gs, s.group)
+	}
+	for _, s := range cand.ordered(metric) {
+		cs[s.group.key] = s
+		if bs[s.group.key] == nil {
+			gs = append(gs, s.group)
+		}
+	}
+	slices.SortStableFunc(gs, groupCompare)
+	var pairs []pair
+	for _, g := range gs {
+		p := pair{bs[g.key], cs[g.key]}
+		if p.base == nil || p.cand == nil {
+			where := "baseline"
+			if p.base == nil {
+				where = "candidate"
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s (%s) is only in the %s: not compared", metric, g.key, where))
+			continue
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs
+}
+
+func labelMap(g *group) map[string]string {
+	m := map[string]string{}
+	for _, l := range g.labels {
+		m[l.Key] = l.Value
+	}
+	return m
 }
 
 func evalLimit(l compare.Limit, metric, group string, res compare.Result) limitResult {
@@ -321,214 +401,9 @@ func evalLimit(l compare.Limit, metric, group string, res compare.Result) limitR
 	return lr
 }
 
-func seriesByKey(ss []*timedSeries) map[string]*timedSeries {
-	m := make(map[string]*timedSeries, len(ss))
-	for _, s := range ss {
-		m[s.group.key] = s
-	}
-	return m
-}
-
-func unionKeys(a, b map[string]*timedSeries) []string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func listOrNone(s []string) string {
 	if len(s) == 0 {
 		return "none"
 	}
 	return strings.Join(s, ", ")
-}
-
-// groupLabel is " (model=a)", or "" for the whole population.
-func groupLabel(key string) string {
-	if key == "" || key == "all" {
-		return ""
-	}
-	return " (" + key + ")"
-}
-
-// writeCompare writes the report as text, Markdown or JSON.
-func writeCompare(w io.Writer, format string, r *compareReport) error {
-	if format == output.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	md := format == output.Markdown
-	ew := &errorWriter{w: w}
-	if md {
-		ew.printf("## Baseline vs candidate\n\n")
-		ew.printf("- baseline: `%s` (%s samples of the selected metrics)\n- candidate: `%s` (%s samples)\n",
-			r.Baseline.Path, thousands(r.Baseline.Kept), r.Candidate.Path, thousands(r.Candidate.Kept))
-		ew.printf("- %s intervals, bootstrap of %d resamples (seed %d); lower is better\n", pctLevel(r.Confidence), r.Resamples, r.Seed)
-	} else {
-		ew.printf("baseline:  %s (%s samples of the selected metrics)\ncandidate: %s (%s samples)\n",
-			r.Baseline.Path, thousands(r.Baseline.Kept), r.Candidate.Path, thousands(r.Candidate.Kept))
-		ew.printf("%s intervals, bootstrap of %d resamples (seed %d); lower is better\n", pctLevel(r.Confidence), r.Resamples, r.Seed)
-	}
-	for _, m := range r.Metrics {
-		for _, g := range m.Groups {
-			head := fmt.Sprintf("%s%s — %s", m.Name, groupLabel(g.Label), g.Verdict)
-			facts := fmt.Sprintf("baseline n=%s, candidate n=%s, Kolmogorov–Smirnov D=%s p=%s",
-				thousands(int64(g.Baseline)), thousands(int64(g.Candidate)), numOrDash(g.KSD), pValue(g.KSP))
-			if md {
-				ew.printf("\n### %s\n\n%s\n\n| stat | baseline | candidate | change%s | %s CI | change %% | %s CI | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n",
-					head, facts, unitSuffix(m.Unit), pctLevel(r.Confidence), pctLevel(r.Confidence))
-				for _, c := range g.Changes {
-					ew.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", statLabel(c.Stat), withUnitText(c.Baseline, m.Unit), withUnitText(c.Candidate, m.Unit),
-						signed(c.Delta), interval(c.DeltaLow, c.DeltaHigh, signed), signedPct(c.Rel), interval(c.RelLow, c.RelHigh, signedPct), c.Verdict)
-				}
-				continue
-			}
-			ew.printf("\n%s\n  %s\n", head, facts)
-			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "  stat\tbaseline\tcandidate\tchange%s\t%s CI\tchange %%\t%s CI\t verdict\n", unitSuffix(m.Unit), pctLevel(r.Confidence), pctLevel(r.Confidence))
-			for _, c := range g.Changes {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t %s\n", statLabel(c.Stat), withUnitText(c.Baseline, m.Unit), withUnitText(c.Candidate, m.Unit),
-					signed(c.Delta), interval(c.DeltaLow, c.DeltaHigh, signed), signedPct(c.Rel), interval(c.RelLow, c.RelHigh, signedPct), c.Verdict)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if len(r.Limits) > 0 {
-		if md {
-			ew.printf("\n### Regression limits\n\n| limit | metric | change | %s CI | result |\n|---|---|--:|--:|---|\n", pctLevel(r.Confidence))
-		} else {
-			ew.printf("\nregression limits (broken when the interval's lower bound is above the limit):\n")
-		}
-		for _, l := range r.Limits {
-			format := signed
-			if l.limit.Relative {
-				format = signedPct
-			}
-			result := "pass"
-			switch {
-			case l.Broken:
-				result = "BROKEN"
-			case l.Untested != "":
-				result = "not tested: " + l.Untested
-			}
-			if md {
-				ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+groupLabel(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
-			} else {
-				ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+groupLabel(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
-			}
-		}
-	}
-	if len(r.Warnings) > 0 && md {
-		ew.printf("\n")
-		for _, w := range r.Warnings {
-			ew.printf("> warning: %s\n", w)
-		}
-	}
-	return ew.err
-}
-
-// errorWriter keeps the first write error.
-type errorWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errorWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
-
-// unitSuffix is " (ms)", or "" without a unit.
-func unitSuffix(unit string) string {
-	if unit == "" {
-		return ""
-	}
-	return " (" + unit + ")"
-}
-
-func statLabel(s string) string { return compare.Stat(s).Label() }
-
-func numOrDash(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return output.Number(*v)
-}
-
-func withUnitText(v *float64, unit string) string {
-	if v == nil {
-		return "—"
-	}
-	if unit == "" {
-		return output.Number(*v)
-	}
-	return output.Number(*v) + " " + unit
-}
-
-func signed(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	s := output.Number(*v)
-	if *v > 0 {
-		s = "+" + s
-	}
-	return s
-}
-
-func signedPct(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	s := strconv.FormatFloat(100**v, 'f', 1, 64) + "%"
-	if *v > 0 {
-		s = "+" + s
-	}
-	return s
-}
-
-func interval(lo, hi *float64, f func(*float64) string) string {
-	if lo == nil || hi == nil {
-		return "—"
-	}
-	return f(lo) + " … " + f(hi)
-}
-
-func pValue(p *float64) string {
-	switch {
-	case p == nil:
-		return "—"
-	case *p < 0.001:
-		return "<0.001"
-	}
-	return strconv.FormatFloat(*p, 'f', 3, 64)
-}
-
-func pctLevel(l float64) string { return strconv.FormatFloat(100*l, 'f', -1, 64) + "%" }
-
-func thousands(n int64) string {
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,11 +133,121 @@ func TestCompareCommandErrors(t *testing.T) {
 		{[]string{"compare", fixV2, fixV1, "--by", "file"}, "--by file does not apply"},
 		{[]string{"compare", fixV2, fixV1, "--stats", "p100"}, "unknown statistic"},
 		{[]string{"compare", fixV2, fixV1, "--confidence", "95"}, "--confidence 95"},
-		{[]string{"compare", fixV2, fixV1, "--metric", "llm_requests_failed"}, "share no Trend metric"},
+		{[]string{"compare", fixV2, fixV1, "--metric", "llm_output_tokens"}, "share no Trend or Rate metric"},
+		{[]string{"compare", "--base", fixV2}, "--base and --candidate go together"},
+		{[]string{"compare", "--base", fixV2, "--candidate", fixV1, fixV1}, "not both"},
+		{[]string{"compare", "--base", "-", "--candidate", "-"}, "stdin (-) can be read only once"},
+		{[]string{"compare", fixV2, fixV1, "--labels", "a,b,c"}, "want 2 names, got 3"},
+		{[]string{"compare", fixV2, fixV1, "--labels", "a,a"}, `both sides are named "a"`},
+		{[]string{"compare", fixV2, fixV1, "--stats", "rate"}, "--stats lists Trend statistics"},
+		{[]string{"compare", fixV2, fixV1, "--max-regression", "llm_ttft:rate=1pp"}, "llm_ttft is a Trend"},
+		{[]string{"compare", fixV2, fixV1, "--max-regression", "llm_requests_failed:p99=5%"}, "llm_requests_failed is a Rate"},
+		{[]string{"compare", fixV2, fixV1, "--max-regression", "llm_requests_failed:rate=1%"}, "percentage points"},
+		{[]string{"compare", fixV2, fixV1, "--metric", "llm_ttft", "--max-regression", "rate=1pp"}, "no Rate metric was compared"},
 	} {
 		code, _, stderr := run(t, nil, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args[1:], code, stderr, exitUsage, tc.want)
 		}
+	}
+}
+
+func findRateGroup(t *testing.T, r *compareReport, metric, label string) (compareRate, compareRateGroup) {
+	t.Helper()
+	for _, m := range r.Rates {
+		for _, g := range m.Groups {
+			if m.Name == metric && g.Label == label {
+				return m, g
+			}
+		}
+	}
+	t.Fatalf("no rate group %s %s in %+v", metric, label, r.Rates)
+	return compareRate{}, compareRateGroup{}
+}
+
+// TestCompareRates compares the Rates of two runs: a failure rate from 2% to
+// 8.3% is worse and breaks a +1pp limit but not a +10pp one; the share of
+// requests under an SLO falls when the candidate is slower, which is worse
+// for a rate where higher is better.
+func TestCompareRates(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	cand := filepath.Join(dir, "cand.json")
+	k6Run{n: 6000, gen: lognormalGen(1, 6, 0.5, 1), failEvery: 50, sloMs: 600}.write(t, base)
+	k6Run{n: 6000, gen: lognormalGen(3, 6, 0.5, 1.25), failEvery: 12, sloMs: 600}.write(t, cand)
+
+	r := compareJSON(t, exitCheckFailed, base, cand, "--max-regression", "llm_requests_failed:rate=+1pp", "--max-regression", "rate=+10pp")
+	m, g := findRateGroup(t, r, "llm_requests_failed", "all")
+	if !m.LowerIsBetter || g.Verdict != "worse" || g.Baseline.Count != 6000 || g.Baseline.NonZero != 120 || g.Candidate.NonZero != 500 {
+		t.Errorf("llm_requests_failed: %+v %+v", m, g)
+	}
+	if want := 500.0/6000 - 120.0/6000; math.Abs(g.Delta-want) > 1e-12 || g.DeltaLow > want || g.DeltaHigh < want || g.DeltaLow < 0.01 {
+		t.Errorf("llm_requests_failed: change %v [%v, %v], want %v with the interval above +1pp", g.Delta, g.DeltaLow, g.DeltaHigh, want)
+	}
+	m, g = findRateGroup(t, r, "llm_slo_met", "all")
+	if m.LowerIsBetter || g.Verdict != "worse" || g.Delta >= 0 {
+		t.Errorf("llm_slo_met: %+v %+v", m, g)
+	}
+	results := map[string]bool{}
+	for _, l := range r.Limits {
+		results[l.Limit+" "+l.Metric] = l.Broken
+	}
+	want := map[string]bool{
+		"llm_requests_failed:rate=1pp llm_requests_failed": true,
+		"rate=10pp llm_requests_failed":                    false,
+		"rate=10pp llm_slo_met":                            true, // ≈ 78.5% → 63.5%: 15pp fewer
+	}
+	if len(results) != len(want) {
+		t.Errorf("limits %v, want %v", results, want)
+	}
+	for k, v := range want {
+		if b, ok := results[k]; !ok || b != v {
+			t.Errorf("limit %s: broken %v (present %v), want %v", k, b, ok, v)
+		}
+	}
+
+	// The same failure rate: no change; text and Markdown show the table.
+	code, out, _ := run(t, nil, "compare", base, base, "--metric", "llm_requests_failed")
+	if code != exitOK || !strings.Contains(out, "llm_requests_failed (rate, lower is better") ||
+		!strings.Contains(out, "2.00% (120 of 6,000)") || !strings.Contains(out, "  0.00pp  -0.50pp … +0.50pp") || !strings.Contains(out, "no significant change") {
+		t.Errorf("text: exit %d:\n%s", code, out)
+	}
+	code, out, _ = run(t, nil, "compare", "--format", "markdown", base, cand, "--metric", "llm_requests_failed")
+	if code != exitOK || !strings.Contains(out, "| all | 2.00% (120 of 6,000) | 8.33% (500 of 6,000) | +6.33pp |") {
+		t.Errorf("markdown: exit %d:\n%s", code, out)
+	}
+}
+
+// TestCompareSeveralFilesPerSide splits the baseline run in two shards: with
+// --base given twice, the merged side gives the same comparison as the whole
+// file, and the report lists both files.
+func TestCompareSeveralFilesPerSide(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.json")
+	shard1 := filepath.Join(dir, "shard1.json")
+	shard2 := filepath.Join(dir, "shard2.json.gz")
+	cand := filepath.Join(dir, "cand.json")
+	k6Run{n: 4000, gen: lognormalGen(1, 6, 0.5, 1), failEvery: 50}.write(t, whole)
+	gen := lognormalGen(1, 6, 0.5, 1) // the same values, in two files
+	k6Run{first: 0, n: 2500, gen: gen, failEvery: 50}.write(t, shard1)
+	k6Run{first: 2500, n: 1500, gen: gen, failEvery: 50}.write(t, shard2)
+	k6Run{n: 4000, gen: lognormalGen(2, 6, 0.5, 1.1), failEvery: 40}.write(t, cand)
+
+	one := compareJSON(t, exitOK, whole, cand, "--by", "model")
+	two := compareJSON(t, exitOK, "--base", shard1, "--candidate", cand, "--base", shard2, "--by", "model")
+	a, _ := json.Marshal([]any{one.Metrics, one.Rates})
+	b, _ := json.Marshal([]any{two.Metrics, two.Rates})
+	if string(a) != string(b) {
+		t.Errorf("two shards compare differently from the whole file:\n%s\n%s", a, b)
+	}
+	if len(two.BaselineFiles) != 2 || two.BaselineFiles[1].Path != shard2 || len(two.CandidateFiles) != 1 ||
+		two.Baseline.Path != shard1+", "+shard2 || two.Baseline.Kept != one.Baseline.Kept || two.Baseline.Label != "baseline" ||
+		two.Baseline.Start != one.Baseline.Start || two.Baseline.Lines != two.BaselineFiles[0].Lines+two.BaselineFiles[1].Lines {
+		t.Errorf("inputs: %+v\n%+v", two.Baseline, two.BaselineFiles)
+	}
+	if g := findCompareGroup(t, two, "llm_ttft", "model=a"); g.Baseline != 2000 {
+		t.Errorf("merged baseline has %d samples of model=a, want 2000", g.Baseline)
 	}
 }

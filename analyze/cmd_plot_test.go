@@ -16,24 +16,55 @@ import (
 
 // writeK6JSON writes a k6 --out json file with one Trend, llm_ttft, whose
 // samples come from gen (called with the sample's index and time since the
-// start), tagged model=a or model=b alternately, one every 10 ms.
+// start), tagged model=a or model=b alternately, one every 10 ms, and the
+// Rate llm_requests_failed with every 50th request failed.
 func writeK6JSON(t *testing.T, path string, n int, gen func(i int, t time.Duration) float64) {
+	t.Helper()
+	k6Run{n: n, gen: gen, failEvery: 50}.write(t, path)
+}
+
+// k6Run describes a generated k6 --out json file: requests first … first+n−1,
+// one every 10 ms from a fixed start, tagged model=a or model=b alternately.
+type k6Run struct {
+	first, n int
+	// gen gives request i's llm_ttft at time at since the start.
+	gen func(i int, at time.Duration) float64
+	// failEvery: every failEvery-th request (i%failEvery == 0) fails with
+	// error http_429 in llm_requests_failed.
+	failEvery int
+	// sloMs > 0 adds the Rate llm_slo_met: 1 when llm_ttft < sloMs.
+	sloMs float64
+}
+
+func (k k6Run) write(t *testing.T, path string) {
 	t.Helper()
 	var b bytes.Buffer
 	b.WriteString(`{"type":"Metric","data":{"name":"llm_ttft","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"llm_ttft"}` + "\n")
 	b.WriteString(`{"type":"Metric","data":{"name":"llm_requests_failed","type":"rate","contains":"default","thresholds":[],"submetrics":null},"metric":"llm_requests_failed"}` + "\n")
+	if k.sloMs > 0 {
+		b.WriteString(`{"type":"Metric","data":{"name":"llm_slo_met","type":"rate","contains":"default","thresholds":[],"submetrics":null},"metric":"llm_slo_met"}` + "\n")
+	}
 	start := time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)
-	for i := range n {
+	for i := k.first; i < k.first+k.n; i++ {
 		at := time.Duration(i) * 10 * time.Millisecond
 		model := []string{"a", "b"}[i%2]
+		ttft := k.gen(i, at)
 		fmt.Fprintf(&b, `{"metric":"llm_ttft","type":"Point","data":{"time":%q,"value":%v,"tags":{"model":%q,"scenario":"s"}}}`+"\n",
-			start.Add(at).Format(time.RFC3339Nano), gen(i, at), model)
+			start.Add(at).Format(time.RFC3339Nano), ttft, model)
 		failed, kind := 0, ""
-		if i%50 == 0 {
+		if k.failEvery > 0 && i%k.failEvery == 0 {
 			failed, kind = 1, "http_429"
 		}
 		fmt.Fprintf(&b, `{"metric":"llm_requests_failed","type":"Point","data":{"time":%q,"value":%d,"tags":{"model":%q,"error":%q}}}`+"\n",
 			start.Add(at).Format(time.RFC3339Nano), failed, model, kind)
+		if k.sloMs > 0 {
+			met := 0
+			if ttft < k.sloMs {
+				met = 1
+			}
+			fmt.Fprintf(&b, `{"metric":"llm_slo_met","type":"Point","data":{"time":%q,"value":%d,"tags":{"model":%q}}}`+"\n",
+				start.Add(at).Format(time.RFC3339Nano), met, model)
+		}
 	}
 	data := b.Bytes()
 	if strings.HasSuffix(path, ".gz") {

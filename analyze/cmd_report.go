@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/check"
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
@@ -33,19 +32,17 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var (
 		in     inputFlags
 		fig    figureFlags
+		cf     checkFlags
 		dir    string
 		title  string
-		exprs  repeatFlag
-		files  repeatFlag
 		sopts  = stats.DefaultOptions()
 		failed = 0.05
 	)
 	in.register(fs)
 	fig.register(fs)
+	cf.register(fs, "shown in the report")
 	fs.StringVar(&dir, "o", "", "write the report into this `directory` (made if needed; required)")
 	fs.StringVar(&title, "title", "", "the report's title (default: \"Load test report\" and the inputs)")
-	fs.Var(&exprs, "check", "a check, `'METRIC[{tag:value}]: EXPR'` in k6's threshold syntax, shown in the report (repeatable)")
-	fs.Var(&files, "checks", "read checks from this `file`, as analyze check does (repeatable)")
 	fs.Float64Var(&sopts.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
 	fs.Float64Var(&failed, "max-failure-rate", failed, "warn when the share of failed requests (llm_requests_failed) is above this")
 	paths, err := parseArgs(fs, args)
@@ -58,70 +55,31 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if c := sopts.Confidence; !(c > 0 && c < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
 	}
-	if fig.window.set && fig.window.d <= 0 {
-		return usagef("--window %s: want a positive duration such as 10s", fig.window.d)
-	}
-	marks, err := fig.markPercents()
+	fc, err := fig.config()
 	if err != nil {
 		return err
 	}
-	sizeOpt, err := fig.sizeOption()
+	checks, err := cf.parse()
 	if err != nil {
 		return err
 	}
-	var checks []check.Check
-	for _, e := range exprs {
-		cs, err := check.Parse(e)
-		if err != nil {
-			return usagef("--check: %v", err)
-		}
-		checks = append(checks, cs...)
-	}
-	for _, f := range files {
-		cs, err := check.ReadFile(f)
-		if err != nil {
-			return usagef("--checks: %v", err)
-		}
-		checks = append(checks, cs...)
-	}
-	sel, err := in.selection()
+	r, err := in.open(paths, stdin, stderr)
 	if err != nil {
 		return err
 	}
-	sel.also = []string{"llm_requests_failed"}
-	ins, err := inputsFrom(paths, in.labels)
-	if err != nil {
-		return err
-	}
-	r := newReader(sel, ins, in.lenient, stdin, stderr)
+	r.sel.also = []string{"llm_requests_failed"}
 	// One pass feeds the report's series and, as analyze check does, the
 	// checks' streams (which see --where and --from/--to but not --by).
 	ev := newEvaluator(checks)
-	var evLast time.Time
-	td, err := collectTimedWith(r, r.sel.keeps,
-		func(name string) bool { return len(ev.streams[name]) > 0 },
-		func(p *k6json.Point) {
-			if p.Time.After(evLast) {
-				evLast = p.Time
-			}
-			for _, s := range ev.streams[p.Metric] {
-				s.add(p)
-			}
-		})
+	td, err := collectTimedWith(r, r.sel.keeps, ev.wants, ev.add)
 	if err != nil {
 		return err
 	}
-	rep, err := buildReport(td, ins, reportConfig{title: title, marks: marks, size: sizeOpt, fig: fig, stats: sopts, maxFailure: failed})
+	rep, err := buildReport(td, r.inputs, reportConfig{title: title, fig: fc, stats: sopts, maxFailure: failed})
 	if err != nil {
 		return err
 	}
 	if len(checks) > 0 {
-		ev.last = evLast
-		for _, f := range r.files {
-			if !f.Start.IsZero() && (ev.first.IsZero() || f.Start.Before(ev.first)) {
-				ev.first = f.Start
-			}
-		}
 		cr, err := ev.report(r, checks)
 		if err != nil {
 			return err
@@ -146,9 +104,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 type reportConfig struct {
 	title      string
-	marks      []float64
-	size       plot.Option
-	fig        figureFlags
+	fig        figureConfig
 	stats      stats.Options
 	maxFailure float64
 }
@@ -178,7 +134,7 @@ func buildReport(td *timedData, ins []input, c reportConfig) (*report.Report, er
 		}
 		rep.Inputs = append(rep.Inputs, in)
 	}
-	opts := []plot.Option{c.size, plot.DPI(figureDPI)}
+	opts := []plot.Option{c.fig.size, plot.DPI(figureDPI)}
 	for _, name := range td.metrics() {
 		if !r.sel.keeps(name) {
 			continue
@@ -194,16 +150,15 @@ func buildReport(td *timedData, ins []input, c reportConfig) (*report.Report, er
 			}
 		case k6json.Rate:
 			for _, s := range ss {
-				n := int64(len(s.samples))
-				rate := float64(s.nonZero) / float64(n)
-				text := fmt.Sprintf("%s (%s of %s non-zero)", percentText(rate), thousands(s.nonZero), thousands(n))
+				n, rate := s.count, s.rate()
+				text := fmt.Sprintf("%s (%s of %s non-zero)", numfmt.Percent(rate), numfmt.Thousands(s.nonZero), numfmt.Thousands(n))
 				if len(s.kinds) > 0 {
 					text += " — " + kindsText(s.kinds)
 				}
 				m.Values = append(m.Values, report.Value{Label: s.group.key, Text: text})
 				if name == "llm_requests_failed" && rate > c.maxFailure {
 					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s of %s requests failed (above %s): the latency figures describe only the requests that succeeded",
-						s.label(), percentText(rate), thousands(n), percentText(c.maxFailure)))
+						s.label(), numfmt.Percent(rate), numfmt.Thousands(n), numfmt.Percent(c.maxFailure)))
 				}
 			}
 		case k6json.Counter:
@@ -229,13 +184,6 @@ func buildReport(td *timedData, ins []input, c reportConfig) (*report.Report, er
 
 // trendSection fills a Trend's table, diagnosis and figures.
 func trendSection(m *report.Metric, td *timedData, ss []*timedSeries, c reportConfig, opts []plot.Option) error {
-	ecdfOpts := slices.Clone(opts)
-	if c.fig.logX {
-		ecdfOpts = append(ecdfOpts, plot.LogX(true))
-	}
-	if c.fig.band {
-		ecdfOpts = append(ecdfOpts, plot.Band(plot.DefaultBandLevel))
-	}
 	var series []plot.Series
 	for _, s := range ss {
 		v := s.sorted()
@@ -250,19 +198,13 @@ func trendSection(m *report.Metric, td *timedData, ss []*timedSeries, c reportCo
 		}
 		if len(few) > 0 {
 			g.Notes = append(g.Notes, fmt.Sprintf("%s: %s rest on fewer than %d samples above them (%s samples).",
-				s.label(), strings.Join(few, ", "), c.stats.MinAbove, thousands(int64(sum.Count))))
+				s.label(), strings.Join(few, ", "), c.stats.MinAbove, numfmt.Thousands(int64(sum.Count))))
 		}
 		m.Groups = append(m.Groups, g)
 		m.Diagnosis = append(m.Diagnosis, tail.Diagnose(s.label(), v, tail.Unit(m.Unit)).Sentence)
-		ps := plot.Series{Name: seriesName(s.group), Sorted: v}
-		for _, p := range c.marks {
-			if val, ok := stats.Percentile(v, p); ok {
-				ps.Marks = append(ps.Marks, plot.Mark{Name: "P" + trimFloat(p), P: p / 100, Value: val})
-			}
-		}
-		series = append(series, ps)
+		series = append(series, ecdfSeries(s.group, v, c.fig.marks))
 	}
-	ecdf, err := plot.ECDF(series, ecdfOpts...)
+	ecdf, err := plot.ECDF(series, c.fig.ecdfOptions(opts)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", m.Name, err)
 	}
@@ -273,7 +215,7 @@ func trendSection(m *report.Metric, td *timedData, ss []*timedSeries, c reportCo
 	}
 	m.Figures = append(m.Figures, report.Figure{File: figureFile(m.Name, "ecdf"), Caption: caption, Fig: ecdf})
 
-	width := c.fig.windowWidth()
+	width := c.fig.window
 	drift, sentences, windows, err := td.drift(m.Name, width, opts)
 	if err != nil {
 		return err
@@ -293,23 +235,6 @@ func trendSection(m *report.Metric, td *timedData, ss []*timedSeries, c reportCo
 	return nil
 }
 
-// span is the time from the earliest to the latest kept sample of all inputs.
-func (td *timedData) span() time.Duration {
-	var first, last time.Time
-	for i := range td.first {
-		if !td.first[i].IsZero() && (first.IsZero() || td.first[i].Before(first)) {
-			first = td.first[i]
-		}
-		if td.last[i].After(last) {
-			last = td.last[i]
-		}
-	}
-	if first.IsZero() {
-		return 0
-	}
-	return last.Sub(first)
-}
-
 func reportChecks(cr *output.CheckReport) *report.Checks {
 	c := &report.Checks{Passed: cr.Passed, Failed: cr.Failed}
 	for _, r := range cr.Checks {
@@ -325,19 +250,6 @@ func reportChecks(cr *output.CheckReport) *report.Checks {
 	return c
 }
 
-// figureFile names a figure's PNG: the metric name (characters other than
-// letters, digits, _ and - replaced) and the kind.
-func figureFile(metric, kind string) string {
-	safe := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			return r
-		}
-		return '_'
-	}, metric)
-	return safe + "-" + kind + ".png"
-}
-
 func kindsText(k map[string]int64) string {
 	keys := make([]string, 0, len(k))
 	for key := range k {
@@ -351,16 +263,7 @@ func kindsText(k map[string]int64) string {
 	})
 	parts := make([]string, len(keys))
 	for i, key := range keys {
-		parts[i] = fmt.Sprintf("%s: %s", key, thousands(k[key]))
+		parts[i] = fmt.Sprintf("%s: %s", key, numfmt.Thousands(k[key]))
 	}
 	return strings.Join(parts, ", ")
 }
-
-func percentText(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f%%", 100*v)
-}
-
-func trimFloat(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", v), ".0") }

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
 )
 
 const summaryExamples = `  analyze summary results.json
@@ -62,16 +64,11 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			opts.stats.Percentiles = append(opts.stats.Percentiles, v)
 		}
 	}
-	sel, err := in.selection()
+	r, err := in.open(paths, stdin, stderr)
 	if err != nil {
 		return err
 	}
-	sel.also = []string{"llm_requests_failed"}
-	ins, err := inputsFrom(paths, in.labels)
-	if err != nil {
-		return err
-	}
-	r := newReader(sel, ins, in.lenient, stdin, stderr)
+	r.sel.also = []string{"llm_requests_failed"}
 	ds, err := collect(r)
 	if err != nil {
 		return err
@@ -125,22 +122,22 @@ func buildSummary(ds *dataset, o summaryOptions) *output.Summary {
 		typ, contains := r.metricType(name)
 		m := output.Metric{Name: name, Type: typ.String(), Contains: contains.String(), Unit: contains.Unit()}
 		for _, s := range ds.ordered(name) {
-			g := output.Group{Label: s.group.key, Labels: map[string]string{}, Count: int64(s.values.Len())}
+			g := output.Group{Label: s.group.key, Labels: map[string]string{}, Count: s.count}
 			for _, l := range s.group.labels {
 				g.Labels[l.Key] = l.Value
 			}
 			switch typ {
 			case k6json.Trend:
-				trendGroup(&g, s, o.stats)
+				trendGroup(&g, s, contains.Unit(), o.stats)
 			case k6json.Rate:
 				rate := float64(s.nonZero) / float64(g.Count)
 				g.Rate, g.NonZero, g.ErrorKinds = &rate, &s.nonZero, s.kinds
 				if name == "llm_requests_failed" && rate > o.maxFailureRate {
-					where := groupSuffix(s.group)
-					g.Notes = append(g.Notes, fmt.Sprintf("%s of requests failed, above %s", pct(rate), pct(o.maxFailureRate)))
+					where := groupLabel(s.group.key)
+					g.Notes = append(g.Notes, fmt.Sprintf("%s of requests failed, above %s", numfmt.Percent(rate), numfmt.Percent(o.maxFailureRate)))
 					rep.Warnings = append(rep.Warnings, fmt.Sprintf(
 						"llm_requests_failed%s: %s of %d requests failed (above %s): the latency figures describe only the requests that succeeded",
-						where, pct(rate), g.Count, pct(o.maxFailureRate)))
+						where, numfmt.Percent(rate), g.Count, numfmt.Percent(o.maxFailureRate)))
 				}
 			case k6json.Counter:
 				g.Sum = f64(s.sum)
@@ -152,7 +149,7 @@ func buildSummary(ds *dataset, o summaryOptions) *output.Summary {
 			}
 			for _, n := range g.Notes {
 				if name != "llm_requests_failed" {
-					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %s", name, groupSuffix(s.group), n))
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %s", name, groupLabel(s.group.key), n))
 				}
 			}
 			m.Groups = append(m.Groups, g)
@@ -162,10 +159,11 @@ func buildSummary(ds *dataset, o summaryOptions) *output.Summary {
 	return rep
 }
 
-func trendGroup(g *output.Group, s *series, o stats.Options) {
+func trendGroup(g *output.Group, s *series, unit string, o stats.Options) {
 	sorted := s.values.Sorted()
 	sum := stats.Summarize(sorted, o)
 	g.Min, g.Mean, g.Max = f64(sum.Min), f64(sum.Mean), f64(sum.Max)
+	g.Tail = tailOf(tail.Diagnose(s.label(), sorted, tail.Unit(unit)))
 	var few, wide, open []string
 	need := 0
 	for _, p := range sum.Percentiles {
@@ -196,6 +194,19 @@ func trendGroup(g *output.Group, s *series, o stats.Options) {
 	if len(wide) > 0 {
 		g.Notes = append(g.Notes, fmt.Sprintf("confidence intervals wider than %.0f%% of the value: %s", 100*o.MaxRelWidth, strings.Join(wide, ", ")))
 	}
+}
+
+// tailOf is a diagnosis in the summary's JSON schema.
+func tailOf(d tail.Diagnosis) *output.Tail {
+	t := &output.Tail{Shape: string(d.Shape), LongTail: d.LongTail, P99P50: f64(d.RatioP99P50), P999P99: f64(d.RatioP999P99),
+		LongTailRatio: d.LongTailRatio, ExtremeRatio: d.ExtremeRatio, Sentence: d.Sentence}
+	if w := d.Wall; w != nil {
+		t.Cliff = &output.Cliff{At: w.At, Low: w.Lo, High: w.Hi, Share: w.Share, Above: w.Above}
+	}
+	if g := d.Gap; g != nil {
+		t.Gap = &output.Gap{Low: g.Lo, High: g.Hi, Below: g.Below, Above: g.Above}
+	}
+	return t
 }
 
 func reportInputs(r *reader) []output.Input {
@@ -237,15 +248,4 @@ func f64(v float64) *float64 {
 		return nil
 	}
 	return &v
-}
-
-func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) + "%" }
-
-// groupSuffix names a group after a metric name: "" for the whole population,
-// " (model=a)" otherwise.
-func groupSuffix(g *group) string {
-	if len(g.labels) == 0 {
-		return ""
-	}
-	return " (" + g.key + ")"
 }

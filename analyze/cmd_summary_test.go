@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 )
@@ -69,21 +70,12 @@ func TestSummaryMatchesK6Export(t *testing.T) {
 	for _, run := range []string{"k6v2_llm_synthetic", "k6v1_llm_synthetic"} {
 		t.Run(run, func(t *testing.T) {
 			t.Parallel()
-			raw, err := os.ReadFile("../testdata/k6/" + run + "_summary.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var export struct {
-				Metrics map[string]map[string]any `json:"metrics"`
-			}
-			if err := json.Unmarshal(raw, &export); err != nil {
-				t.Fatal(err)
-			}
+			export := readK6Export(t, "../testdata/k6/"+run+"_summary.json")
 			pcts := "--percentiles=50,90,95,99,99.9"
 			all := summaryJSON(t, pcts, "../testdata/k6/"+run+".json.gz")
 			byModel := summaryJSON(t, pcts, "--by", "model", "../testdata/k6/"+run+".json.gz")
 			compared := 0
-			for name, want := range export.Metrics {
+			for name, want := range export {
 				var g output.Group
 				switch {
 				case name == "llm_ttft{model:model-b}":
@@ -93,46 +85,7 @@ func TestSummaryMatchesK6Export(t *testing.T) {
 				default:
 					continue
 				}
-				for key, wv := range want {
-					w, ok := wv.(float64)
-					if !ok {
-						continue
-					}
-					var got float64
-					switch key {
-					case "count":
-						got = float64(g.Count)
-					case "avg":
-						got = *g.Mean
-					case "min":
-						got = *g.Min
-					case "max":
-						got = *g.Max
-					case "value":
-						got = *g.Rate
-					case "passes":
-						got = float64(*g.NonZero)
-					case "fails":
-						got = float64(g.Count - *g.NonZero)
-					case "med":
-						key = "p(50)"
-						fallthrough
-					default:
-						found := false
-						for _, p := range g.Percentiles {
-							if p.Name == key {
-								got, found = p.Value, true
-							}
-						}
-						if !found {
-							t.Fatalf("%s: no %s", name, key)
-						}
-					}
-					if got != w && math.Abs(got-w) > 1e-9*math.Abs(w) {
-						t.Errorf("%s %s: analyze %v, k6 %v", name, key, got, w)
-					}
-					compared++
-				}
+				compared += compareExport(t, name, want, g)
 			}
 			if compared < 50 {
 				t.Fatalf("compared only %d values", compared)
@@ -234,19 +187,7 @@ func TestSummaryMergeAndPerFile(t *testing.T) {
 
 func TestSummaryStdinGzipAndOutputFile(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open(fixV1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := []byte(readPlain(t, fixV1))
 	outFile := filepath.Join(t.TempDir(), "s.json")
 	code, out, errs := run(t, plain, "summary", "--format", "json", "-o", outFile, "-")
 	if code != exitOK || out != "" {
@@ -376,4 +317,64 @@ func TestSummaryPercentileNotes(t *testing.T) {
 	if strconv.Itoa(p99.Rank) != "611" { // ⌈0.99·617⌉ = ⌈610.83⌉
 		t.Errorf("rank %d", p99.Rank)
 	}
+}
+
+// TestSummaryTailDiagnosis: each Trend group carries the tail diagnosis, in
+// the JSON (with the figures behind it) and after the tables in text and
+// Markdown, in the very words plot prints for the same group.
+func TestSummaryTailDiagnosis(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "capped.json")
+	// Requests time out at 2 s: about 8.5% of the values pile up at 2000 ms.
+	gen := lognormalGen(7, 6.5, 0.8, 1)
+	writeK6JSON(t, in, 6000, func(i int, at time.Duration) float64 { return math.Min(2000, gen(i, at)) })
+
+	s := summaryJSON(t, "--by", "model", in)
+	code, plotOut, errs := run(t, nil, "plot", in, "--by", "model", "-o", filepath.Join(dir, "x.svg"))
+	if code != exitOK {
+		t.Fatalf("plot: exit %d: %s", code, errs)
+	}
+	_, text, _ := run(t, nil, "summary", "--by", "model", in)
+	_, md, _ := run(t, nil, "summary", "--by", "model", "--format", "markdown", in)
+	for _, label := range []string{"model=a", "model=b"} {
+		g := findGroup(t, s, "llm_ttft", label)
+		tl := g.Tail
+		if tl == nil {
+			t.Fatalf("%s: no tail diagnosis", label)
+		}
+		if tl.Shape != "cliff" || tl.Cliff == nil || tl.Cliff.High != 2000 || tl.Cliff.Above != 0 || tl.Cliff.Share < 0.05 || tl.Cliff.Share > 0.12 {
+			t.Errorf("%s: %+v (cliff %+v), want a cliff ending at 2000 holding ~8.5%% with none above", label, tl, tl.Cliff)
+		}
+		if tl.P99P50 == nil || *tl.P99P50 != *findPct(t, g, 99)/(*findPct(t, g, 50)) || tl.LongTailRatio != 3 || tl.ExtremeRatio != 1.5 {
+			t.Errorf("%s: ratios %+v do not match the percentiles", label, tl)
+		}
+		if !strings.HasPrefix(tl.Sentence, "llm_ttft ("+label+"): cliff at 2000 ms") {
+			t.Errorf("%s: sentence %q", label, tl.Sentence)
+		}
+		if !strings.Contains(plotOut, tl.Sentence+"\n") {
+			t.Errorf("%s: plot printed another diagnosis than the summary's %q:\n%s", label, tl.Sentence, plotOut)
+		}
+		if !strings.Contains(text, "- "+tl.Sentence+"\n") || !strings.Contains(md, "- "+tl.Sentence+"\n") {
+			t.Errorf("%s: the text or Markdown summary lacks the diagnosis", label)
+		}
+	}
+	if n := strings.Count(text, "Tail diagnosis:"); n != 1 {
+		t.Errorf("text: %d tail diagnosis blocks, want 1 (one Trend)", n)
+	}
+	// Rates have none.
+	if g := findGroup(t, s, "llm_requests_failed", "model=a"); g.Tail != nil {
+		t.Errorf("a Rate has a tail diagnosis: %+v", g.Tail)
+	}
+}
+
+func findPct(t *testing.T, g output.Group, p float64) *float64 {
+	t.Helper()
+	for _, pc := range g.Percentiles {
+		if pc.P == p {
+			return &pc.Value
+		}
+	}
+	t.Fatalf("no p(%g) in %s", p, g.Label)
+	return nil
 }

@@ -85,6 +85,20 @@ func (f *inputFlags) selection() (selection, error) {
 	return s, nil
 }
 
+// open validates the selection flags and the inputs, and returns a reader
+// over them.
+func (f *inputFlags) open(paths []string, stdin io.Reader, stderr io.Writer) (*reader, error) {
+	sel, err := f.selection()
+	if err != nil {
+		return nil, err
+	}
+	ins, err := inputsFrom(paths, f.labels)
+	if err != nil {
+		return nil, err
+	}
+	return newReader(sel, ins, f.lenient, stdin, stderr), nil
+}
+
 // String describes the selection for a report header.
 func (s selection) String() string {
 	var parts []string
@@ -169,6 +183,7 @@ type group struct {
 	id     int
 	labels []k6json.Tag
 	key    string // "model=a,scenario=ramp", or "all" for the whole population
+	file   int    // the input's index, which orders the "file" label
 }
 
 // reader streams the selected points of a list of inputs. It owns one
@@ -276,6 +291,17 @@ func lineList(lines []int64, total int64) string {
 	return out
 }
 
+// start is the time of the earliest input's first sample (zero if none).
+func (r *reader) start() time.Time {
+	var first time.Time
+	for _, f := range r.files {
+		if !f.Start.IsZero() && (first.IsZero() || f.Start.Before(first)) {
+			first = f.Start
+		}
+	}
+	return first
+}
+
 // metricNames lists the metric names seen, sorted.
 func (r *reader) metricNames() []string {
 	names := make([]string, 0, len(r.names))
@@ -319,7 +345,7 @@ func (r *reader) groupFor(file int, tags *k6json.TagSet) *group {
 	gi, ok := r.groupIdx[key]
 	if !ok {
 		gi = len(r.groups)
-		r.groups = append(r.groups, &group{id: gi, labels: labels, key: key})
+		r.groups = append(r.groups, &group{id: gi, labels: labels, key: key, file: file})
 		r.groupIdx[key] = gi
 	}
 	cache[id] = int32(gi + 1)
@@ -335,6 +361,15 @@ func groupKey(labels []k6json.Tag) string {
 		parts[i] = l.Key + "=" + l.Value
 	}
 	return strings.Join(parts, ",")
+}
+
+// groupLabel names a group after a metric name: " (model=a)", or "" for
+// the whole population (key "all").
+func groupLabel(key string) string {
+	if key == "" || key == "all" {
+		return ""
+	}
+	return " (" + key + ")"
 }
 
 // metricType returns the declared type of a metric. A metric without a

@@ -67,22 +67,13 @@ func TestAgainstRealK6(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", k6, err, out)
 	}
-	raw, err := os.ReadFile(summary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var export struct {
-		Metrics map[string]map[string]any `json:"metrics"`
-	}
-	if err := json.Unmarshal(raw, &export); err != nil {
-		t.Fatal(err)
-	}
+	export := readK6Export(t, summary)
 	pcts := "--percentiles=50,90,95,99,99.9,99.99"
 	all := summaryJSON(t, pcts, "--metric", "llm_ttft,plain_trend,llm_requests_failed,llm_output_tokens", results)
 	byModel := summaryJSON(t, pcts, "--metric", "llm_ttft", "--by", "model", results)
 	compared := 0
 	for _, name := range []string{"llm_ttft", "llm_ttft{model:b}", "plain_trend", "llm_requests_failed", "llm_output_tokens"} {
-		want, ok := export.Metrics[name]
+		want, ok := export[name]
 		if !ok {
 			t.Fatalf("k6's summary has no %s", name)
 		}
@@ -92,55 +83,80 @@ func TestAgainstRealK6(t *testing.T) {
 		} else {
 			g = findGroup(t, all, name, "all")
 		}
-		for key, wv := range want {
-			w, ok := wv.(float64)
-			if !ok {
-				continue
-			}
-			var got float64
-			switch {
-			case key == "rate" && name == "llm_output_tokens":
-				continue // per second of k6's own test duration, not in its JSON output
-			case key == "count" && g.Sum != nil:
-				got = *g.Sum
-			case key == "count":
-				got = float64(g.Count)
-			case key == "avg":
-				got = *g.Mean
-			case key == "min":
-				got = *g.Min
-			case key == "max":
-				got = *g.Max
-			case key == "value":
-				got = *g.Rate
-			case key == "passes":
-				got = float64(*g.NonZero)
-			case key == "fails":
-				got = float64(g.Count - *g.NonZero)
-			case key == "med" || strings.HasPrefix(key, "p("):
-				if key == "med" {
-					key = "p(50)"
-				}
-				found := false
-				for _, p := range g.Percentiles {
-					if p.Name == key {
-						got, found = p.Value, true
-					}
-				}
-				if !found {
-					t.Fatalf("%s: analyze has no %s", name, key)
-				}
-			default:
-				continue
-			}
-			if got != w && math.Abs(got-w) > 1e-9*math.Abs(w) {
-				t.Errorf("%s %s: analyze %v, k6 %v", name, key, got, w)
-			}
-			compared++
-		}
+		compared += compareExport(t, name, want, g)
 	}
 	if compared < 30 {
 		t.Fatalf("only %d values compared", compared)
 	}
 	t.Logf("%s: %d statistics equal to k6's", k6, compared)
+}
+
+// readK6Export reads k6's --summary-export: the statistics of each metric.
+func readK6Export(t *testing.T, path string) map[string]map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var export struct {
+		Metrics map[string]map[string]any `json:"metrics"`
+	}
+	if err := json.Unmarshal(raw, &export); err != nil {
+		t.Fatal(err)
+	}
+	return export.Metrics
+}
+
+// compareExport compares each statistic k6 exported for a metric with
+// analyze's group, to 1e-9 relative, and returns how many it compared.
+func compareExport(t *testing.T, name string, want map[string]any, g output.Group) int {
+	t.Helper()
+	compared := 0
+	for key, wv := range want {
+		w, ok := wv.(float64)
+		if !ok {
+			continue
+		}
+		var got float64
+		switch {
+		case key == "rate" && g.Sum != nil:
+			continue // a Counter's: per second of k6's own test duration, not in its JSON output
+		case key == "count" && g.Sum != nil:
+			got = *g.Sum
+		case key == "count":
+			got = float64(g.Count)
+		case key == "avg":
+			got = *g.Mean
+		case key == "min":
+			got = *g.Min
+		case key == "max":
+			got = *g.Max
+		case key == "value":
+			got = *g.Rate
+		case key == "passes":
+			got = float64(*g.NonZero)
+		case key == "fails":
+			got = float64(g.Count - *g.NonZero)
+		case key == "med" || strings.HasPrefix(key, "p("):
+			if key == "med" {
+				key = "p(50)"
+			}
+			found := false
+			for _, p := range g.Percentiles {
+				if p.Name == key {
+					got, found = p.Value, true
+				}
+			}
+			if !found {
+				t.Fatalf("%s: analyze has no %s", name, key)
+			}
+		default:
+			continue
+		}
+		if got != w && math.Abs(got-w) > 1e-9*math.Abs(w) {
+			t.Errorf("%s %s: analyze %v, k6 %v", name, key, got, w)
+		}
+		compared++
+	}
+	return compared
 }

@@ -98,6 +98,9 @@ func Compare(base, cand []float64, opts ...Option) (Result, error) {
 	if c.resamples < 100 {
 		return Result{}, fmt.Errorf("compare: %d bootstrap resamples are too few (want ≥ 100)", c.resamples)
 	}
+	if slices.Contains(c.stats, RateStat) {
+		return Result{}, errors.New("compare: rate is a Rate's statistic: compare Rates with CompareRates")
+	}
 	for _, s := range []struct {
 		name string
 		x    []float64
@@ -105,7 +108,7 @@ func Compare(base, cand []float64, opts ...Option) (Result, error) {
 		if len(s.x) == 0 {
 			return Result{}, fmt.Errorf("%w in the %s", ErrEmpty, s.name)
 		}
-		if err := checkSorted(s.x); err != nil {
+		if err := stats.CheckSorted(s.x); err != nil {
 			return Result{}, fmt.Errorf("compare: %s: %w", s.name, err)
 		}
 	}
@@ -213,16 +216,4 @@ func statSeed(s Stat) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return h.Sum64()
-}
-
-func checkSorted(x []float64) error {
-	for i, v := range x {
-		if math.IsNaN(v) {
-			return fmt.Errorf("sample %d is NaN", i)
-		}
-		if i > 0 && v < x[i-1] {
-			return fmt.Errorf("samples are not sorted: sample %d (%g) is less than sample %d (%g)", i, v, i-1, x[i-1])
-		}
-	}
-	return nil
 }

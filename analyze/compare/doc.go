@@ -2,10 +2,13 @@
 // from a baseline's: for each statistic (p50, p90, p95, p99, p99.9, avg) the
 // change (candidate − base, and relative to base) with a bootstrap confidence
 // interval, a two-sample Kolmogorov–Smirnov test, a verdict, and regression
-// limits for CI gates.
+// limits for CI gates. It also compares k6 Rates (the share of failed
+// requests, of requests meeting an SLO): CompareRates gives the change in the
+// rate with Newcombe's hybrid score interval, and a limit such as rate=+1pp
+// bounds it in percentage points.
 //
 // Lower values are better (latency): "worse" means the candidate's statistic is
-// higher.
+// higher. For a Rate, RateLowerIsBetter tells from its name which way is worse.
 //
 // # Confidence intervals
 //

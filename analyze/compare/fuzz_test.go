@@ -6,7 +6,7 @@ import "testing"
 // the same limit; whatever it rejects, it rejects with an error naming the
 // input.
 func FuzzParseLimit(f *testing.F) {
-	for _, s := range []string{"p99=10%", "llm_ttft:p95=50ms", "avg=0.2s", "med=500us", "p(99.9)=1.5%", "p99=", "=5%", "a:b:p50=1ms", "p50=1e3ms"} {
+	for _, s := range []string{"p99=10%", "llm_ttft:p95=50ms", "avg=0.2s", "med=500us", "p(99.9)=1.5%", "p99=", "=5%", "a:b:p50=1ms", "p50=1e3ms", "llm_requests_failed:rate=+1pp", "rate=0.5pp", "p99=+10%"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -15,18 +15,24 @@ type Limit struct {
 	// metric compared.
 	Metric string
 	Stat   Stat
-	// Max is the largest tolerated increase: a fraction of the baseline
-	// (0.10 for 10%) when Relative, else in the metric's unit (ms for k6
-	// time Trends).
+	// Max is the largest tolerated worsening: a fraction of the baseline
+	// (0.10 for 10%) when Relative; for the Stat RateStat, a difference of
+	// rates (0.01 for one percentage point, written 1pp); else in the
+	// metric's unit (ms for k6 time Trends).
 	Max      float64
 	Relative bool
 }
 
-// ParseLimit reads a limit written STAT=MAX or METRIC:STAT=MAX, where MAX is a
-// percentage ("10%") or a duration in the metric's unit, milliseconds
-// ("50ms", "0.2s", "800us" are converted to ms):
+// IsRate tells whether the limit is on a Rate metric's rate (STAT is "rate").
+func (l Limit) IsRate() bool { return l.Stat == RateStat }
+
+// ParseLimit reads a limit written STAT=MAX or METRIC:STAT=MAX. For a Trend
+// statistic MAX is a percentage of the baseline ("10%") or a duration in the
+// metric's unit, milliseconds ("50ms", "0.2s", "800us" are converted to ms);
+// for a Rate's "rate" it is a change in percentage points ("1pp", absolute:
+// 2% to 3% is +1pp). A leading "+" is allowed:
 //
-//	p99=10%   llm_ttft:p95=50ms   avg=5%
+//	p99=10%   llm_ttft:p95=50ms   avg=5%   llm_requests_failed:rate=+1pp
 func ParseLimit(s string) (Limit, error) {
 	var l Limit
 	lhs, rhs, ok := strings.Cut(s, "=")
@@ -49,9 +55,16 @@ func ParseLimit(s string) (Limit, error) {
 		return l, fmt.Errorf("regression limit %q: %w", s, err)
 	}
 	l.Stat = st
-	rhs = strings.TrimSpace(rhs)
+	rhs = strings.TrimPrefix(strings.TrimSpace(rhs), "+")
 	num, scale := rhs, 1.0
 	switch {
+	case l.IsRate() && !strings.HasSuffix(rhs, "pp"):
+		return l, fmt.Errorf("regression limit %q: a rate's limit is a change in percentage points, e.g. rate=+1pp", s)
+	case strings.HasSuffix(rhs, "pp"):
+		if !l.IsRate() {
+			return l, fmt.Errorf("regression limit %q: percentage points (pp) apply to a Rate's rate; %s takes %% or a time", s, st)
+		}
+		num, scale = rhs[:len(rhs)-2], 0.01
 	case strings.HasSuffix(rhs, "%"):
 		num, scale, l.Relative = rhs[:len(rhs)-1], 0.01, true
 	case strings.HasSuffix(rhs, "ms"):
@@ -61,7 +74,7 @@ func ParseLimit(s string) (Limit, error) {
 	case strings.HasSuffix(rhs, "s"):
 		num, scale = rhs[:len(rhs)-1], 1000
 	default:
-		return l, fmt.Errorf("regression limit %q: %q needs a unit: %% of the baseline, or ms, s, us", s, rhs)
+		return l, fmt.Errorf("regression limit %q: %q needs a unit: %% of the baseline, or ms, s, us (pp for a rate)", s, rhs)
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -81,9 +94,12 @@ func (l Limit) String() string {
 		b.WriteString(l.Metric + ":")
 	}
 	b.WriteString(string(l.Stat) + "=")
-	if l.Relative {
+	switch {
+	case l.IsRate():
+		b.WriteString(strconv.FormatFloat(100*l.Max, 'f', -1, 64) + "pp")
+	case l.Relative:
 		b.WriteString(strconv.FormatFloat(100*l.Max, 'f', -1, 64) + "%")
-	} else {
+	default:
 		b.WriteString(strconv.FormatFloat(l.Max, 'f', -1, 64) + "ms")
 	}
 	return b.String()
@@ -91,6 +107,13 @@ func (l Limit) String() string {
 
 // Applies tells whether the limit concerns metric.
 func (l Limit) Applies(metric string) bool { return l.Metric == "" || l.Metric == metric }
+
+// ExceededRate tells whether c breaks a rate limit: the candidate's rate is
+// worse than the baseline's by more than Max with confidence (the lower bound
+// of the worsening, RateChange.Worsening, is above Max).
+func (l Limit) ExceededRate(c RateChange) bool {
+	return l.IsRate() && c.Worsening() > l.Max
+}
 
 // Exceeded tells whether c breaks the limit: the lower bound of the change's
 // interval (relative or absolute, as the limit is) is above Max. A change

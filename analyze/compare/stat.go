@@ -12,6 +12,10 @@ import (
 // pN with 0 < N < 100) or "avg".
 type Stat string
 
+// RateStat is the statistic of a k6 Rate: the share of non-zero samples. It
+// names rate limits (rate=+1pp); Compare takes Trend statistics only.
+const RateStat Stat = "rate"
+
 // DefaultStats are the statistics compared unless told otherwise.
 var DefaultStats = []Stat{"p50", "p90", "p95", "p99", "p99.9", "avg"}
 
@@ -19,10 +23,12 @@ var DefaultStats = []Stat{"p50", "p90", "p95", "p99", "p99.9", "avg"}
 const MinSamples = 20
 
 // ParseStat reads a statistic name: pN or p(N) with 0 < N < 100, avg or mean,
-// med (p50); case-insensitive.
+// med (p50), or rate (a Rate's, RateStat); case-insensitive.
 func ParseStat(s string) (Stat, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	switch t {
+	case "rate":
+		return RateStat, nil
 	case "avg", "mean":
 		return "avg", nil
 	case "med", "median":
@@ -37,7 +43,7 @@ func ParseStat(s string) (Stat, error) {
 			return Stat("p" + strconv.FormatFloat(v, 'f', -1, 64)), nil
 		}
 	}
-	return "", fmt.Errorf("unknown statistic %q: want p50, p90, p95, p99, p99.9 (any pN with 0<N<100) or avg", s)
+	return "", fmt.Errorf("unknown statistic %q: want p50, p90, p95, p99, p99.9 (any pN with 0<N<100), avg, or rate for a Rate", s)
 }
 
 // Percent returns N of a percentile pN (99.9 for p99.9) and true, or false

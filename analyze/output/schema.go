@@ -79,7 +79,54 @@ type Group struct {
 
 	Value *float64 `json:"value,omitempty"`
 
+	// Tail is a Trend group's tail diagnosis; absent for other types.
+	Tail *Tail `json:"tail,omitempty"`
+
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Tail is the tail diagnosis of a Trend group (analyze/tail): how long the
+// tail is, what shape the ECDF has above P90, and the same in a sentence.
+type Tail struct {
+	// Shape is "tight", "gradual" (a long tail rising gradually), "cliff",
+	// "two modes", "quantised" (too few distinct values to judge) or
+	// "unknown" (too few samples: under 200).
+	Shape string `json:"shape"`
+	// LongTail is true when a judged ratio is above its threshold.
+	LongTail bool `json:"long_tail"`
+	// P99P50 is P99/P50 and P999P99 is P99.9/P99; null when not judged
+	// (under 200 samples for P99, 2,000 for P99.9) or undefined (a
+	// denominator ≤ 0).
+	P99P50  *float64 `json:"p99_p50"`
+	P999P99 *float64 `json:"p999_p99"`
+	// The thresholds the ratios were judged against.
+	LongTailRatio float64 `json:"long_tail_ratio"`
+	ExtremeRatio  float64 `json:"extreme_ratio"`
+	// Cliff is where values pile up, when Shape is "cliff".
+	Cliff *Cliff `json:"cliff,omitempty"`
+	// Gap is the valley between the modes, when Shape is "two modes".
+	Gap *Gap `json:"gap,omitempty"`
+	// Sentence is the diagnosis in words, starting with the metric and group.
+	Sentence string `json:"sentence"`
+}
+
+// Cliff is a pile of values at a limit: Share of the samples lie within
+// [Low, High] (their median is At), Above of them above it.
+type Cliff struct {
+	At    float64 `json:"at"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	Share float64 `json:"share"`
+	Above float64 `json:"above"`
+}
+
+// Gap is the valley between two modes: Below of the samples lie below Low,
+// Above of them above High.
+type Gap struct {
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	Below float64 `json:"below"`
+	Above float64 `json:"above"`
 }
 
 // Percentile is one percentile of a Trend group.

@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
 
 // Formats of a summary.
@@ -62,11 +64,11 @@ func summaryTables(w *errWriter, format string, s *Summary) {
 		}
 		switch m.Type {
 		case "trend":
-			trendTables(m, title, s.Confidence, render)
+			trendTables(w, md, m, title, s.Confidence, render)
 		case "rate":
 			t := &table{title: title, header: []string{"group", "count", "non-zero", "rate", "error kinds"}, right: []bool{false, true, true, true, false}}
 			for _, g := range m.Groups {
-				t.add(g.Label, Number(float64(g.Count)), Number(float64(deref64(g.NonZero))), percent(derefF(g.Rate)), kindsList(g.ErrorKinds))
+				t.add(g.Label, Number(float64(g.Count)), Number(float64(deref64(g.NonZero))), numfmt.Percent(derefF(g.Rate)), kindsList(g.ErrorKinds))
 			}
 			render(t)
 		case "counter":
@@ -103,7 +105,7 @@ func summaryTables(w *errWriter, format string, s *Summary) {
 	}
 }
 
-func trendTables(m Metric, title string, confidence float64, render func(*table)) {
+func trendTables(w *errWriter, md bool, m Metric, title string, confidence float64, render func(*table)) {
 	t := &table{title: title, header: []string{"group", "count", "min", "mean", "max"}, right: []bool{false, true, true, true, true}}
 	for _, g := range m.Groups {
 		t.add(g.Label, Number(float64(g.Count)), Number(derefF(g.Min)), Number(derefF(g.Mean)), Number(derefF(g.Max)))
@@ -128,6 +130,22 @@ func trendTables(m Metric, title string, confidence float64, render func(*table)
 		}
 	}
 	render(p)
+	var tails []string
+	for _, g := range m.Groups {
+		if g.Tail != nil {
+			tails = append(tails, g.Tail.Sentence)
+		}
+	}
+	if len(tails) > 0 {
+		w.printf("Tail diagnosis:\n")
+		if md {
+			w.printf("\n")
+		}
+		for _, t := range tails {
+			w.printf("- %s\n", t)
+		}
+		w.printf("\n")
+	}
 }
 
 func ciText(ci CI) string {

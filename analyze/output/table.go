@@ -127,11 +127,3 @@ func withUnit(s, unit string) string {
 	}
 	return s + " " + unit
 }
-
-// percent formats a share as a percentage.
-func percent(v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
-}

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
 
 // Series is one ECDF curve: a group or a file.
@@ -64,6 +66,7 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 	f := &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}
 	var labels []markLabel
 	var lines []*plotter.Line
+	var legend []string
 	for i, s := range series {
 		n := len(s.Sorted)
 		if n == 0 {
@@ -86,7 +89,7 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 					return nil, fmt.Errorf("plot: series %q: all %d samples are ≤ 0 and cannot be drawn on a log axis", s.Name, n)
 				}
 				f.Notes = append(f.Notes, fmt.Sprintf("%s: %d of %d samples (%.2g%%) are ≤ 0 and lie left of the log axis; the curve starts at %s",
-					s.Name, nonPos, n, 100*float64(nonPos)/float64(n), formatValue(pts[0].X, o.unit)))
+					s.Name, nonPos, n, 100*float64(nonPos)/float64(n), numfmt.Sig4Unit(pts[0].X, o.unit)))
 			}
 		}
 		col, dashes := seriesStyle(i)
@@ -105,27 +108,30 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 		lines = append(lines, line)
 		for _, m := range s.Marks {
 			if o.logX && m.Value <= 0 {
-				f.Notes = append(f.Notes, fmt.Sprintf("%s: %s = %s is ≤ 0 and is not marked on the log axis", s.Name, m.Name, formatValue(m.Value, o.unit)))
+				f.Notes = append(f.Notes, fmt.Sprintf("%s: %s = %s is ≤ 0 and is not marked on the log axis", s.Name, m.Name, numfmt.Sig4Unit(m.Value, o.unit)))
 				continue
 			}
 			labels = append(labels, markLabel{Mark: m, color: col, series: i,
-				text: m.Name + " " + formatValue(m.Value, o.unit)})
+				text: m.Name + " " + numfmt.Sig4Unit(m.Value, o.unit)})
 		}
-		label := fmt.Sprintf("%s (n=%s)", s.Name, groupThousands(n))
+		label := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(n)))
 		if s.Name == "" {
-			label = fmt.Sprintf("n=%s", groupThousands(n))
+			label = fmt.Sprintf("n=%s", numfmt.Thousands(int64(n)))
 		}
 		p.Legend.Add(label, line)
+		legend = append(legend, label)
 	}
 	for _, l := range lines {
 		p.Add(l)
 	}
 	if len(labels) > 0 {
-		p.Add(&marks{labels: labels})
+		p.Add(&marks{labels: labels, legend: legend})
 	}
 	if o.logX {
+		ax := newLogAxis(p.X.Min, p.X.Max, maxLabels(o.width))
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
+		p.X.Min, p.X.Max = ax.lo, ax.hi
+		p.X.Tick.Marker = ax
 	}
 	return f, nil
 }

@@ -25,6 +25,8 @@ type markLabel struct {
 // the canvas.
 type marks struct {
 	labels []markLabel
+	// legend are the legend's entries: the labels keep clear of it.
+	legend []string
 }
 
 // Marker drawing style.
@@ -34,6 +36,10 @@ var (
 	markRadius    = vg.Points(2.5)
 	markFontSize  = font.Length(8.5)
 	labelSpacing  = vg.Points(2)
+	labelPad      = vg.Points(1) // the label's white box around its text
+	// labelBoxColor is white, 59% opaque (premultiplied): curves still
+	// show through a label's box.
+	labelBoxColor = color.RGBA{150, 150, 150, 150}
 )
 
 // Plot implements plot.Plotter.
@@ -46,6 +52,9 @@ func (m *marks) Plot(c draw.Canvas, plt *plot.Plot) {
 		YAlign:  draw.YTop,
 	}
 	var placed []vg.Rectangle
+	if r, ok := legendRect(plt.Legend, m.legend, c.Rectangle); ok {
+		placed = append(placed, r)
+	}
 	for _, l := range m.labels {
 		x, y := trX(l.Value), trY(l.P)
 		c.StrokeLine2(draw.LineStyle{Color: l.color, Width: markLineWidth, Dashes: markDashes}, x, trY(0), x, y)
@@ -53,28 +62,30 @@ func (m *marks) Plot(c draw.Canvas, plt *plot.Plot) {
 
 		w, h := sty.Width(l.text), sty.Height(l.text)+labelSpacing
 		gap := markRadius + vg.Points(2)
+		pad := labelPad
 		box := func(left, top vg.Length) vg.Rectangle {
 			return vg.Rectangle{Min: vg.Point{X: left, Y: top - h}, Max: vg.Point{X: left + w, Y: top}}
 		}
+		// Below the dot, right of its line, else left of it, stepping down
+		// while the place is taken; a place must lie wholly inside the
+		// plot area. Failing all, the first place moved inside.
 		var r vg.Rectangle
 		found := false
 		for step := 0; step < 8 && !found; step++ {
 			top := y - gap - vg.Length(step)*h
 			for _, left := range []vg.Length{x + gap, x - gap - w} {
 				r = box(left, top)
-				r = clampRect(r, c.Rectangle)
-				if !overlapsAny(r, placed) {
+				if inside(r, c.Rectangle, pad) && !overlapsAny(r, placed) {
 					found = true
 					break
 				}
 			}
 		}
 		if !found {
-			r = clampRect(box(x+gap, y-gap), c.Rectangle)
+			r = clampRect(box(x+gap, y-gap), c.Rectangle, pad)
 		}
 		placed = append(placed, r)
-		pad := vg.Points(1)
-		c.FillPolygon(color.RGBA{150, 150, 150, 150}, []vg.Point{ // white, 59% opaque (premultiplied): curves still show through
+		c.FillPolygon(labelBoxColor, []vg.Point{
 			{X: r.Min.X - pad, Y: r.Min.Y - pad}, {X: r.Max.X + pad, Y: r.Min.Y - pad},
 			{X: r.Max.X + pad, Y: r.Max.Y + pad}, {X: r.Min.X - pad, Y: r.Max.Y + pad},
 		})
@@ -94,14 +105,50 @@ func (m *marks) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return xmin, xmax, ymin, ymax
 }
 
-// clampRect moves r inside bounds where it fits.
-func clampRect(r, bounds vg.Rectangle) vg.Rectangle {
+// inside reports whether r, grown by pad on every side, lies within bounds.
+func inside(r, bounds vg.Rectangle, pad vg.Length) bool {
+	return r.Min.X-pad >= bounds.Min.X && r.Max.X+pad <= bounds.Max.X &&
+		r.Min.Y-pad >= bounds.Min.Y && r.Max.Y+pad <= bounds.Max.Y
+}
+
+// legendRect is where gonum draws a bottom-right or top-left legend of
+// these entries in the data area (plot.Legend.Draw's layout; its Rectangle
+// method ignores the offsets).
+func legendRect(l plot.Legend, entries []string, area vg.Rectangle) (vg.Rectangle, bool) {
+	if len(entries) == 0 {
+		return vg.Rectangle{}, false
+	}
+	var width, height vg.Length
+	em := l.TextStyle.Rectangle(" ").Max.X
+	for _, e := range entries {
+		width = max(width, l.ThumbnailWidth+em+l.TextStyle.Rectangle(e).Max.X)
+		height = max(height, l.TextStyle.Rectangle(e).Max.Y)
+	}
+	total := vg.Length(len(entries))*height + vg.Length(len(entries)-1)*l.Padding
+	var r vg.Rectangle
+	if l.Left {
+		r.Min.X, r.Max.X = area.Min.X+l.XOffs, area.Min.X+l.XOffs+width
+	} else {
+		r.Min.X, r.Max.X = area.Max.X+l.XOffs-width, area.Max.X+l.XOffs
+	}
+	if l.Top {
+		r.Max.Y = area.Max.Y + l.YOffs
+		r.Min.Y = r.Max.Y - total
+	} else {
+		r.Min.Y = area.Min.Y + l.YOffs
+		r.Max.Y = r.Min.Y + total
+	}
+	return r, true
+}
+
+// clampRect moves r, grown by pad on every side, inside bounds where it fits.
+func clampRect(r, bounds vg.Rectangle, pad vg.Length) vg.Rectangle {
 	shift := func(lo, hi, blo, bhi vg.Length) vg.Length {
 		switch {
-		case hi > bhi:
-			return bhi - hi
-		case lo < blo:
-			return blo - lo
+		case hi+pad > bhi:
+			return bhi - hi - pad
+		case lo-pad < blo:
+			return blo - lo + pad
 		}
 		return 0
 	}

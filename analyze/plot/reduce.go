@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/plot/plotter"
+
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
 // DefaultPoints is the default number of rank-grid points kept per ECDF curve
@@ -39,8 +41,8 @@ func ReduceECDF(sorted []float64, k int, extra ...float64) (plotter.XYs, error) 
 	if n == 0 {
 		return nil, ErrNoData
 	}
-	if err := checkSorted(sorted); err != nil {
-		return nil, err
+	if err := stats.CheckSorted(sorted); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
 	}
 	if k < 1 {
 		k = DefaultPoints
@@ -100,20 +102,6 @@ func ReduceECDF(sorted []float64, k int, extra ...float64) (plotter.XYs, error) 
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// checkSorted reports the first index at which sorted is not ascending or
-// holds a NaN.
-func checkSorted(sorted []float64) error {
-	for i, v := range sorted {
-		if math.IsNaN(v) {
-			return fmt.Errorf("plot: sample %d is NaN", i)
-		}
-		if i > 0 && v < sorted[i-1] {
-			return fmt.Errorf("plot: samples are not sorted: sample %d (%g) is less than sample %d (%g)", i, v, i-1, sorted[i-1])
-		}
-	}
-	return nil
 }
 
 // ecdfAt returns the height of the post-step curve pts at x: the Y of the last

@@ -12,6 +12,8 @@ import (
 
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
 
 // svgPath is one <path> element of a gonum SVG: its points (in the canvas
@@ -182,12 +184,12 @@ func TestECDFSVGStructure(t *testing.T) {
 					}
 					// The curve passes through the marker's top: the marked
 					// value is a corner of the curve at its ECDF height.
-					label := m.Name + " " + formatValue(m.Value, "ms")
+					label := m.Name + " " + numfmt.Sig4Unit(m.Value, "ms")
 					if n := count(texts, label); n != 1 {
 						t.Errorf("%s: label %q appears %d times, want once", s.Name, label, n)
 					}
 				}
-				legend := fmt.Sprintf("%s (n=%s)", s.Name, groupThousands(len(s.Sorted)))
+				legend := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(len(s.Sorted))))
 				if n := count(texts, legend); n != 1 {
 					t.Errorf("legend entry %q appears %d times, want once (texts: %q)", legend, n, texts)
 				}
@@ -215,10 +217,10 @@ func count(ss []string, s string) int {
 	return n
 }
 
-func TestECDFBand(t *testing.T) {
-	t.Parallel()
-	v := lognormal(5, 400, 5, 0.6)
-	f, err := ECDF([]Series{{Name: "a", Sorted: v}}, Band(0.95))
+// drawSVG draws an ECDF and returns it with its SVG.
+func drawSVG(t *testing.T, series []Series, opts ...Option) (*Figure, []byte) {
+	t.Helper()
+	f, err := ECDF(series, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,6 +228,13 @@ func TestECDFBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f, svg
+}
+
+func TestECDFBand(t *testing.T) {
+	t.Parallel()
+	v := lognormal(5, 400, 5, 0.6)
+	f, svg := drawSVG(t, []Series{{Name: "a", Sorted: v}}, Band(0.95))
 	trX, trY := transforms(f)
 	eps := math.Sqrt(math.Log(2/0.05) / (2 * 400)) // DKW at 95%, n = 400: 0.0679
 	var fills []svgPath
@@ -304,23 +313,5 @@ func TestECDFBadInput(t *testing.T) {
 	}
 	if _, err := ECDF([]Series{{Name: "a", Sorted: []float64{1}}}, Band(1.5)); err == nil {
 		t.Error("band level 1.5 accepted")
-	}
-}
-
-func TestFormatValue(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		v    float64
-		want string
-	}{
-		{1234.5678, "1235 ms"}, {123.456, "123.5 ms"}, {12.3456, "12.35 ms"}, {1.23456, "1.235 ms"},
-		{0.0123456, "0.01235 ms"}, {0, "0 ms"}, {-45.678, "-45.68 ms"}, {98765432, "98765432 ms"},
-	} {
-		if got := formatValue(tc.v, "ms"); got != tc.want {
-			t.Errorf("formatValue(%g) = %q, want %q", tc.v, got, tc.want)
-		}
-	}
-	if got := groupThousands(12345678); got != "12,345,678" {
-		t.Errorf("groupThousands = %q", got)
 	}
 }

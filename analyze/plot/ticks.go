@@ -5,35 +5,198 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
-// logTicks marks a log axis: every 1–9 × 10^k, labelled at 1, 2 and 5 × 10^k
-// when the axis spans at most three decades (latency axes usually do), else at
-// the powers of ten only.
-type logTicks struct{}
+// mantissaSets are the multiples of each power of ten a log axis may label,
+// from the sparsest to the densest.
+var mantissaSets = [][]float64{
+	{1},
+	{1, 3},
+	{1, 2, 5},
+	{1, 2, 3, 4, 5, 6, 7, 8, 9},
+}
+
+// preferredSet is the set tried first: 1, 2, 5 × 10ᵏ.
+const preferredSet = 2
+
+// minLogLabels is the fewest labels a log axis should have to be read, and
+// goodLabels the number worth labelling a denser set for.
+const (
+	minLogLabels = 3
+	goodLabels   = 4
+)
+
+// maxWiden is how much wider, in decades, the axis may be than the data, to
+// start and end at a label.
+const maxWiden = 1.5
+
+// labelSpace is the width one value-axis label needs, space included.
+const labelSpace = 60 // points
+
+// maxLabels is how many labels fit along an axis of a given length (4 at
+// least, 12 at most).
+func maxLabels(length vg.Length) int {
+	return min(12, max(4, int(length.Points()/labelSpace)))
+}
+
+// logAxis is a log value axis: its range, widened to the labelled values
+// around the data (when that widens it by half at most), and its ticks. It
+// labels 1, 2, 5 × 10ᵏ when that gives 4 to maxLabels labels; sparser sets
+// (1, 3 × 10ᵏ, then powers of ten, then every other power, …) when there
+// would be more; every 1–9 × 10ᵏ when there would be fewer, if that gives
+// more within maxLabels; and, when neither gives 3 (the data span less than
+// about half a decade), gonum's linear DefaultTicks. There are never fewer
+// than 3 labels: a sparser set that would give fewer is not taken, even when
+// the labels then exceed maxLabels. Unlabelled ticks mark every 1–9 × 10ᵏ.
+type logAxis struct {
+	lo, hi float64
+	set    []float64 // labelled mantissas; nil: linear labels
+	every  int       // label every every-th power of ten (thinned powers)
+}
+
+// newLogAxis chooses the labels for data from lo to hi (0 < lo ≤ hi) on an
+// axis with room for at most maxN labels.
+func newLogAxis(lo, hi float64, maxN int) logAxis {
+	try := func(set []float64, every int) (logAxis, int) {
+		a := logAxis{set: set, every: every, lo: lo, hi: hi}
+		// Widen only where it adds little: the data keep at least two
+		// thirds of the axis.
+		if wl, wh := a.widen(lo, hi); hi <= lo || math.Log(wh/wl) <= maxWiden*math.Log(hi/lo) {
+			a.lo, a.hi = wl, wh
+		}
+		return a, len(a.labelValues())
+	}
+	a, n := try(mantissaSets[preferredSet], 1)
+	switch {
+	case n > maxN:
+		// Sparser until the labels fit, but never below minLogLabels.
+		sparser := func(b logAxis, m int) bool {
+			if m < minLogLabels {
+				return false
+			}
+			a, n = b, m
+			return true
+		}
+		for i := preferredSet - 1; i >= 0 && n > maxN; i-- {
+			if !sparser(try(mantissaSets[i], 1)) {
+				return a
+			}
+		}
+		for every := 2; n > maxN; every++ {
+			if !sparser(try(mantissaSets[0], every)) {
+				return a
+			}
+		}
+	case n < goodLabels:
+		dense, m := try(mantissaSets[len(mantissaSets)-1], 1)
+		if m <= maxN && m > n {
+			a, n = dense, m
+		}
+		if n < minLogLabels {
+			// Linear labels, over the range every 1–9 × 10ᵏ gives
+			// (never a single value).
+			return logAxis{lo: dense.lo, hi: dense.hi}
+		}
+	}
+	return a
+}
+
+// labelled reports whether v (a power of ten times m) is labelled.
+func (a logAxis) labelled(m float64, e int) bool {
+	if a.every > 1 && (m != 1 || e%a.every != 0) {
+		return false
+	}
+	for _, s := range a.set {
+		if s == m {
+			return true
+		}
+	}
+	return false
+}
+
+// values returns m·10ᵉ for every mantissa m of 1–9 and power e between lo
+// and hi, with whether each is labelled, in ascending order.
+func (a logAxis) values(lo, hi float64, f func(v float64, m float64, e int)) {
+	for e := decade(lo) - 1; e <= decade(hi)+1; e++ {
+		for m := 1.0; m <= 9; m++ {
+			v := m * math.Pow10(e)
+			if v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
+				f(v, m, e)
+			}
+		}
+	}
+}
+
+// labelValues are the labelled values within the axis.
+func (a logAxis) labelValues() []float64 {
+	var out []float64
+	a.values(a.lo, a.hi, func(v, m float64, e int) {
+		if a.labelled(m, e) {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+// widen moves lo down and hi up to the nearest labelled values, so that the
+// axis starts and ends at a label; a range that would collapse (lo = hi at a
+// labelled value) is widened to the labelled values on either side.
+func (a logAxis) widen(lo, hi float64) (float64, float64) {
+	var below, above []float64 // labelled values around lo and hi
+	a.values(lo/1000, hi*1000, func(v, m float64, e int) {
+		if a.labelled(m, e) {
+			if v <= lo*(1+1e-9) {
+				below = append(below, v)
+			}
+			if v >= hi*(1-1e-9) {
+				above = append(above, v)
+			}
+		}
+	})
+	if len(below) == 0 || len(above) == 0 {
+		return lo, hi
+	}
+	wl, wh := below[len(below)-1], above[0]
+	if wl >= wh {
+		if len(below) > 1 {
+			wl = below[len(below)-2]
+		}
+		if len(above) > 1 {
+			wh = above[1]
+		}
+	}
+	return wl, wh
+}
+
+// decade is ⌊log₁₀ v⌋, robust to rounding at exact powers of ten.
+func decade(v float64) int {
+	return int(math.Floor(math.Log10(v) + 1e-12))
+}
 
 // Ticks implements plot.Ticker.
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+func (a logAxis) Ticks(lo, hi float64) []plot.Tick {
 	if lo <= 0 || hi <= 0 || lo > hi {
 		return nil
 	}
-	first := int(math.Floor(math.Log10(lo)))
-	last := int(math.Ceil(math.Log10(hi)))
-	dense := last-first <= 3
-	var ts []plot.Tick
-	for e := first; e <= last; e++ {
-		base := math.Pow10(e)
-		for m := 1; m <= 9; m++ {
-			v := float64(m) * base
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			if m == 1 || (dense && (m == 2 || m == 5)) {
-				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
-			}
-			ts = append(ts, t)
-		}
+	if a.set == nil {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
+	var ts []plot.Tick
+	dense := math.Log10(hi/lo) <= 6 // beyond, minor ticks only at labels' decades
+	a.values(lo, hi, func(v, m float64, e int) {
+		t := plot.Tick{Value: v}
+		if a.labelled(m, e) {
+			t.Label = formatTick(m, e)
+		} else if !dense && m != 1 {
+			return
+		}
+		ts = append(ts, t)
+	})
 	return ts
+}
+
+// formatTick writes m·10ᵉ without an exponent or rounding noise: 0.3, 20, 5000.
+func formatTick(m float64, e int) string {
+	return strconv.FormatFloat(m*math.Pow10(e), 'f', max(0, -e), 64)
 }

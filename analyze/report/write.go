@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/output"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
 
 // IndexFile is the name of the page in the report's folder.
@@ -25,8 +27,8 @@ var pageTemplate string
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"num":     output.Number,
-	"count":   func(n int64) string { return thousands(n) },
-	"count64": func(n int) string { return thousands(int64(n)) },
+	"count":   func(n int64) string { return numfmt.Thousands(n) },
+	"count64": func(n int) string { return numfmt.Thousands(int64(n)) },
 	"add":     func(a, b int) int { return a + b },
 	"join":    strings.Join,
 	"anchor":  anchor,
@@ -160,15 +162,4 @@ func ci(lo, hi float64) string {
 		return ""
 	}
 	return output.Number(lo) + " – " + output.Number(hi)
-}
-
-func thousands(n int64) string {
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

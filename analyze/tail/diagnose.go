@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
 
 // Thresholds of the diagnosis (see the package documentation).
@@ -168,7 +170,7 @@ func (d *Diagnosis) classify(sorted []float64) {
 
 // sentence writes the diagnosis: the verdict first, then the evidence.
 func (d *Diagnosis) sentence(unit string) string {
-	v := func(x float64) string { return formatValue(x, unit) }
+	v := func(x float64) string { return numfmt.Sig4Unit(x, unit) }
 	ratios := d.ratioClause()
 	var b strings.Builder
 	b.WriteString(d.Metric + ": ")
@@ -180,7 +182,7 @@ func (d *Diagnosis) sentence(unit string) string {
 			above = "none above"
 		}
 		fmt.Fprintf(&b, "cliff at %s — %s of samples lie within %s–%s and %s; the ECDF rises almost vertically there, as at a fixed limit such as a timeout, a rate limit or a queue bound. %s.",
-			v(w.At), formatShare(w.Share), formatNumber(w.Lo), v(w.Hi), above, capitalize(ratios))
+			v(w.At), formatShare(w.Share), numfmt.Sig4(w.Lo), v(w.Hi), above, capitalize(ratios))
 	case TwoModes:
 		g := d.Gap
 		fmt.Fprintf(&b, "two modes — %s of samples lie below %s and %s above %s, with %s between: two populations, e.g. cache hits and misses, two replicas or two code paths. %s.",

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
 
 // Synthetic distributions with known shapes; each returns n sorted samples.
@@ -152,7 +154,7 @@ func TestDiagnoseDetails(t *testing.T) {
 		t.Fatalf("bimodal: gap %+v, want about 165–330 ms with 75%% below, 25%% above", d.Gap)
 	}
 	if want := fmt.Sprintf("two modes — %s of samples lie below %s and %s above %s, with %s between",
-		formatShare(d.Gap.Below), formatValue(d.Gap.Lo, "ms"), formatShare(d.Gap.Above), formatValue(d.Gap.Hi, "ms"), formatShare(1-d.Gap.Below-d.Gap.Above)); !strings.Contains(d.Sentence, want) || !strings.Contains(d.Sentence, "cache hits and misses") {
+		formatShare(d.Gap.Below), numfmt.Sig4Unit(d.Gap.Lo, "ms"), formatShare(d.Gap.Above), numfmt.Sig4Unit(d.Gap.Hi, "ms"), formatShare(1-d.Gap.Below-d.Gap.Above)); !strings.Contains(d.Sentence, want) || !strings.Contains(d.Sentence, "cache hits and misses") {
 		t.Errorf("bimodal sentence: %s", d.Sentence)
 	}
 
@@ -189,7 +191,7 @@ func TestDiagnoseThresholdOptions(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 3))
 	v := fill(5000, func() float64 { return 500 + 30*r.NormFloat64() }) // P99/P50 ≈ 1.14
-	if d := Diagnose("x", v, LongTailRatio(1.1), Unit("s")); !d.LongTail || !strings.Contains(d.Sentence, "(threshold 1.10×)") || !strings.Contains(d.Sentence, "("+formatValue(d.P90, "s")+")") {
+	if d := Diagnose("x", v, LongTailRatio(1.1), Unit("s")); !d.LongTail || !strings.Contains(d.Sentence, "(threshold 1.10×)") || !strings.Contains(d.Sentence, "("+numfmt.Sig4Unit(d.P90, "s")+")") {
 		t.Errorf("threshold 1.1: %s", d.Sentence)
 	}
 }
@@ -228,4 +230,21 @@ func TestDiagnoseWording(t *testing.T) {
 	if d.Shape != Gradual || !strings.HasPrefix(d.Sentence, "llm_itl: long extreme tail — P99 is 1.") || !strings.Contains(d.Sentence, "rare samples far above P99") {
 		t.Errorf("stalls: shape %q: %s", d.Shape, d.Sentence)
 	}
+}
+
+// BenchmarkDiagnose10M prints the time to diagnose 10 million sorted samples
+// (summary does it for every Trend group, after sorting them):
+//
+//	go test ./analyze/tail -run '^$' -bench Diagnose10M -benchtime 5x
+func BenchmarkDiagnose10M(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	v := fill(10_000_000, func() float64 { return math.Exp(6 + 0.7*r.NormFloat64()) }) // sorted
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if d := Diagnose("llm_itl", v); d.Shape != Gradual {
+			b.Fatalf("shape %q", d.Shape)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/op")
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
 
 // Trend says how the last third of a run compares with the first.
@@ -116,7 +118,7 @@ func (r *DriftResult) sentence(unit string) string {
 		if ch.Verdict == compare.TooFew {
 			continue
 		}
-		p := fmt.Sprintf("%s %s from %s to %s", ch.Stat.Label(), verb(ch.Rel), formatValue(ch.Base, unit), formatValue(ch.Cand, unit))
+		p := fmt.Sprintf("%s %s from %s to %s", ch.Stat.Label(), verb(ch.Rel), numfmt.Sig4Unit(ch.Base, unit), numfmt.Sig4Unit(ch.Cand, unit))
 		if !math.IsNaN(ch.Rel) {
 			p += fmt.Sprintf(", %s (95%% CI %s to %s)", formatChange(ch.Rel), formatChange(ch.RelLo), formatChange(ch.RelHi))
 		}

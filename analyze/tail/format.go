@@ -5,28 +5,6 @@ import (
 	"strconv"
 )
 
-// formatValue writes v with four significant digits and no exponent, then the
-// unit: "1234 ms", "12.35 ms".
-func formatValue(v float64, unit string) string {
-	s := formatNumber(v)
-	if unit == "" {
-		return s
-	}
-	return s + " " + unit
-}
-
-func formatNumber(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	a := math.Abs(v)
-	dec := 0
-	if a > 0 && a < 1000 {
-		dec = 3 - int(math.Floor(math.Log10(a)))
-	}
-	return strconv.FormatFloat(v, 'f', min(dec, 12), 64)
-}
-
 // formatRatio writes a ratio with two significant digits: "7.8×", "12×".
 func formatRatio(r float64) string {
 	if r >= 10 {
