@@ -4,21 +4,39 @@
 # Builds ollama (a llama.cpp-based server) at a pinned version from the Go module proxy,
 # or reuses the binary cached by an earlier run; starts `ollama serve` on 127.0.0.1 with
 # a private model folder; creates a model from testdata/models/llama-2-tiny-random.gguf;
-# checks one streamed answer with curl; prints TTFT / ITL / tokens-per-second figures at
-# 1 stream and at E2E_CONCURRENCY concurrent streams; stops everything it started.
+# checks one streamed answer with curl and prints curl's TTFT / ITL / tokens-per-second
+# figures at 1 stream and at E2E_CONCURRENCY concurrent streams. Then the product checks:
+#
+#   1-3. go test ./e2e -run Ollama: the streaming engine, the helper, and llmstream.js
+#        under the k6sim harness, each against this ollama (e2e/*_test.go);
+#   4.   with real k6 (K6_BIN, else k6 on PATH): `xk6-llmstream run e2e/ollama-sweep.js`
+#        (1 stream, then E2E_CONCURRENCY at once) with --out json, then `analyze summary`,
+#        `analyze plot` (ECDF PNGs) and `analyze check` on that output, and the assertion
+#        that TTFT p50 at E2E_CONCURRENCY streams is at least E2E_MIN_QUEUE_RATIO times
+#        TTFT p50 at 1 stream. Without k6, step 4 is skipped and the script says so.
+#
+# It stops everything it started on success, failure, Ctrl-C and SIGTERM.
 #
 # Usage:  scripts/e2e-ollama.sh
+#         K6_BIN=/path/to/k6 scripts/e2e-ollama.sh
 #
-# The first run builds ollama (about 10 minutes on 2 cores); later runs reuse
+# The first run builds ollama (2-4 minutes on 2 cores); later runs reuse
 # $XK6_LLMSTREAM_CACHE/ollama-<version>/bin/ollama. Details: docs/e2e-ollama.md.
 #
 # Environment (all optional):
 #   OLLAMA_BIN            use this ollama binary instead of building or reusing the cached one
 #   XK6_LLMSTREAM_CACHE   build cache folder (default ${XDG_CACHE_HOME:-$HOME/.cache}/xk6-llmstream)
+#   K6_BIN                the k6 binary for step 4 (default: k6 on PATH; none: step 4 is skipped)
 #   E2E_MAX_TOKENS        max_tokens of every request (default 32)
-#   E2E_SEQ_REQUESTS      sequential single-stream requests (default 8)
-#   E2E_CONCURRENCY       concurrent streams in the queueing run (default 16)
+#   E2E_SEQ_REQUESTS      sequential single-stream requests of the curl figures (default 8)
+#   E2E_CONCURRENCY       concurrent streams in the queueing runs, curl and k6 (default 16)
 #   E2E_NUM_PARALLEL      OLLAMA_NUM_PARALLEL for the server (default 4)
+#   E2E_STREAMS           concurrent streams in the Go tests (default 8)
+#   E2E_SWEEP_SECONDS     seconds of the k6 sweep's single-stream level (default 8)
+#   E2E_SWEEP_ROUNDS      requests per stream in the k6 sweep's concurrent level (default 4)
+#   E2E_MIN_QUEUE_RATIO   least TTFT p50 ratio, E2E_CONCURRENCY streams / 1 stream (default 2)
+#   E2E_OUT               folder for the results: Go test log, k6 output and log, analyze
+#                         output, ECDF PNGs (default: a new ${TMPDIR:-/tmp}/e2e-ollama-results.*)
 #   E2E_KEEP_TMP=1        keep the temporary folder (server log, raw streams) after the run
 set -euo pipefail
 export LC_ALL=C # EPOCHREALTIME and awk must use '.' as the decimal point
@@ -36,6 +54,10 @@ MAX_TOKENS=${E2E_MAX_TOKENS:-32}
 SEQ_REQUESTS=${E2E_SEQ_REQUESTS:-8}
 CONCURRENCY=${E2E_CONCURRENCY:-16}
 NUM_PARALLEL=${E2E_NUM_PARALLEL:-4}
+STREAMS=${E2E_STREAMS:-8}
+SWEEP_SECONDS=${E2E_SWEEP_SECONDS:-8}
+SWEEP_ROUNDS=${E2E_SWEEP_ROUNDS:-4}
+MIN_QUEUE_RATIO=${E2E_MIN_QUEUE_RATIO:-2}
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODEL_GGUF=$REPO_ROOT/testdata/models/llama-2-tiny-random.gguf
@@ -45,9 +67,11 @@ CACHE_DIR=$CACHE_ROOT/ollama-$OLLAMA_VERSION
 log() { printf 'e2e-ollama: %s\n' "$*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 
-for v in MAX_TOKENS SEQ_REQUESTS CONCURRENCY NUM_PARALLEL; do
+for v in MAX_TOKENS SEQ_REQUESTS CONCURRENCY NUM_PARALLEL STREAMS SWEEP_SECONDS SWEEP_ROUNDS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "E2E_$v must be a positive integer, got '${!v}'"
 done
+((MAX_TOKENS >= 2)) || die "E2E_MAX_TOKENS must be at least 2 (TPOT and ITL need two tokens), got $MAX_TOKENS"
+[[ $MIN_QUEUE_RATIO =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "E2E_MIN_QUEUE_RATIO must be a number, got '$MIN_QUEUE_RATIO'"
 
 # ---------------------------------------------------------------------------------------
 # Cleanup: everything started below is registered here and stopped on any exit.
@@ -56,6 +80,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/e2e-ollama.XXXXXX")
 SERVER_PID=
 SERVER_LOG=$TMP/ollama-serve.log
 CLIENT_PIDS=()
+CHILD_PID= # the product check running now (go build, go test, xk6-llmstream run), see run_child
 
 alive() { # alive PID: true while PID runs (a zombie does not count)
 	local st
@@ -63,10 +88,64 @@ alive() { # alive PID: true while PID runs (a zombie does not count)
 	[[ -n $st && $st != Z* ]]
 }
 
+descendants() { # descendants PID: the PIDs of every process below PID
+	local kids k
+	kids=$(ps -o pid= --ppid "$1" 2>/dev/null) || return 0
+	for k in $kids; do
+		echo "$k"
+		descendants "$k"
+	done
+}
+
+# stop_child PID: stops a child started by run_child, which leads its own process
+# group. SIGTERM goes to the group twice, 10 s apart: `xk6-llmstream run` forwards the
+# first to k6 (which then stops gracefully and writes its output) and kills k6 on the
+# second. Whatever still runs 10 s later gets SIGKILL, including descendants that
+# moved to their own process group (k6 does).
+stop_child() {
+	local pid=$1 p procs
+	for _ in 1 2; do
+		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 100); do alive "$pid" || break; sleep 0.1; done
+		alive "$pid" || break
+	done
+	if alive "$pid"; then
+		procs=$(descendants "$pid")
+		kill -KILL -- "-$pid" 2>/dev/null || true
+		for p in $procs; do kill -KILL "$p" 2>/dev/null || true; done
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# run_child [--log FILE] CMD [ARG...]: runs CMD in its own session and process group
+# (its stdout and stderr to FILE when given) and waits for it; returns its exit status.
+# While it runs, a signal to this script interrupts the wait at once (a foreground
+# command would delay the trap until it ended), and cleanup stops the child with
+# stop_child. The redirection is the child's own, never the function's: cleanup may
+# run inside this function, and its messages must reach this script's stderr.
+run_child() {
+	local rc=0
+	if [[ $1 == --log ]]; then
+		local log_file=$2
+		shift 2
+		setsid "$@" >"$log_file" 2>&1 &
+	else
+		setsid "$@" &
+	fi
+	CHILD_PID=$!
+	wait "$CHILD_PID" || rc=$?
+	CHILD_PID=
+	return "$rc"
+}
+
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
 	local p
+	if [[ -n $CHILD_PID ]]; then
+		log "stopping $(ps -o comm= -p "$CHILD_PID" 2>/dev/null || echo child) (pid $CHILD_PID)"
+		stop_child "$CHILD_PID"
+	fi
 	for p in "${CLIENT_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${CLIENT_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	if [[ -n $SERVER_PID ]]; then
@@ -79,6 +158,9 @@ cleanup() {
 	if ((rc != 0)) && [[ -s $SERVER_LOG ]]; then
 		log "last lines of the server log ($SERVER_LOG):"
 		tail -n 30 "$SERVER_LOG" >&2 || true
+	fi
+	if ((rc != 0)) && [[ -n ${OUT:-} ]]; then
+		log "the product checks' logs and outputs so far are in $OUT"
 	fi
 	if [[ ${E2E_KEEP_TMP:-0} == 1 ]]; then
 		log "kept $TMP"
@@ -334,8 +416,222 @@ if ((CONCURRENCY > NUM_PARALLEL)); then
 fi
 
 # --- product checks (added in phase 2) ---
-# Phase 2 points the product at $BASE/v1 with model $MODEL_NAME: the streaming engine,
-# the helper and the JS module (sobek harness, and real k6 when K6_BIN is set), then
-# analyze on the k6 output, with the assertions of issue 7.
+# The product against this ollama: the engine, the helper and the JS module (Go tests),
+# then real k6 through `xk6-llmstream run`, and analyze on k6's output.
+command -v go >/dev/null 2>&1 || die "go is not on PATH (needed for the product checks)"
+cd "$REPO_ROOT"
+if [[ -n ${E2E_OUT:-} ]]; then
+	mkdir -p "$E2E_OUT" || die "E2E_OUT=$E2E_OUT: cannot create the folder"
+	OUT=$(cd "$E2E_OUT" && pwd)
+else
+	OUT=$(mktemp -d "${TMPDIR:-/tmp}/e2e-ollama-results.XXXXXX")
+fi
+log "results go to $OUT"
 
-log "PASS in $SECONDS s"
+# 1-3. go test ./e2e: stream.Client, the helper (helper.Start, POST /v1/stream),
+# llmstream.js under k6sim, and step 4's e2e/ollama-sweep.js under k6sim, each against
+# $BASE (e2e/doc.go says what they assert).
+log "product checks 1-3: go test ./e2e -run Ollama (engine, helper, JS module under k6sim; log: $OUT/go-test.log)"
+t=$SECONDS
+rc=0
+run_child --log "$OUT/go-test.log" env LLMSTREAM_OLLAMA_URL="$BASE" LLMSTREAM_OLLAMA_MODEL="$MODEL_NAME" \
+	LLMSTREAM_OLLAMA_MAX_TOKENS="$MAX_TOKENS" LLMSTREAM_OLLAMA_STREAMS="$STREAMS" \
+	go test ./e2e -run Ollama -count=1 -v || rc=$?
+grep -E '^(--- (PASS|FAIL|SKIP): TestOllama|ok |FAIL)' "$OUT/go-test.log" | sed 's/^/  /' >&2 || true
+if ((rc != 0)); then
+	grep -E -e '--- FAIL|_test\.go:[0-9]+:|panic|cannot|error' "$OUT/go-test.log" | head -n 40 >&2 || tail -n 40 "$OUT/go-test.log" >&2
+	die "go test ./e2e -run Ollama failed (exit $rc); full log: $OUT/go-test.log"
+fi
+grep -q -- '--- SKIP' "$OUT/go-test.log" && die "go test ./e2e skipped tests although LLMSTREAM_OLLAMA_URL was set: $OUT/go-test.log"
+for name in TestOllamaEngine TestOllamaHelper TestOllamaModule TestOllamaSweepScript; do
+	grep -q -- "^--- PASS: $name " "$OUT/go-test.log" || die "$name did not run and pass: $OUT/go-test.log"
+done
+log "engine, helper, JS module and sweep script under k6sim: PASS against ollama ($((SECONDS - t)) s, $STREAMS concurrent streams in each)"
+
+# 4. Real k6: the concurrency sweep through `xk6-llmstream run`, then analyze.
+K6=
+K6_SKIP=
+if [[ -n ${K6_BIN:-} ]]; then
+	[[ -f $K6_BIN && -x $K6_BIN ]] || die "K6_BIN=$K6_BIN is not an executable file"
+	K6=$K6_BIN
+elif K6=$(command -v k6 2>/dev/null); then
+	:
+else
+	K6=
+	K6_SKIP="no k6: K6_BIN is not set and k6 is not on PATH (set K6_BIN=/path/to/k6, any stock v1.x or v2.x)"
+fi
+if [[ -z $K6_SKIP ]] && ((CONCURRENCY < 2)); then
+	K6_SKIP="E2E_CONCURRENCY=$CONCURRENCY: the sweep compares 1 stream with at least 2"
+fi
+
+if [[ -n $K6_SKIP ]]; then
+	log "product check 4 (real k6 sweep and analyze) SKIPPED: $K6_SKIP"
+else
+	K6_VERSION=$("$K6" version 2>/dev/null | head -n 1) || die "$K6 version failed: is K6_BIN a k6 binary?"
+	BIN=$TMP/bin
+	mkdir -p "$BIN"
+	log "building xk6-llmstream and analyze into $BIN"
+	run_child go build -o "$BIN/xk6-llmstream" ./xk6-llmstream || die "go build ./xk6-llmstream failed"
+	run_child go build -o "$BIN/analyze" ./analyze || die "go build ./analyze failed"
+
+	# The single-stream level gets a grace period for its last stream of 5 times the
+	# slowest curl stream above (at least 3 s, at most 60 s): enough on a busy machine,
+	# short on a quiet one. The concurrent level starts after it, so they never overlap.
+	grace=$(awk '{ if ($2 > m) m = $2 } END { g = int(m * 5 / 1000) + 1; if (g < 3) g = 3; if (g > 60) g = 60; print g }' "$TMP/single.rows")
+	SWEEP=$OUT/sweep.json
+	rm -f "$SWEEP"
+	log "product check 4: $K6_VERSION: xk6-llmstream run e2e/ollama-sweep.js: 1 stream for ${SWEEP_SECONDS} s, then $CONCURRENCY streams x $SWEEP_ROUNDS requests (log: $OUT/k6.log)"
+	t=$SECONDS
+	k6rc=0
+	server_lines=$(wc -l <"$SERVER_LOG")
+	run_child --log "$OUT/k6.log" env LLM_BASE_URL="$BASE" LLM_MODEL="$MODEL_NAME" LLM_MAX_TOKENS="$MAX_TOKENS" \
+		LLM_CONCURRENCY="$CONCURRENCY" LLM_ROUNDS="$SWEEP_ROUNDS" LLM_SINGLE_SECONDS="$SWEEP_SECONDS" \
+		LLM_SINGLE_GRACE="$grace" K6_BIN="$K6" \
+		"$BIN/xk6-llmstream" run e2e/ollama-sweep.js --no-color --out "json=$SWEEP" || k6rc=$?
+	k6_wall=$((SECONDS - t))
+	grep -E '^xk6-llmstream:' "$OUT/k6.log" | sed 's/^/  /' >&2 || true
+	if ((k6rc != 0)); then
+		tail -n 40 "$OUT/k6.log" >&2
+		[[ -s $SWEEP ]] || die "k6 exited $k6rc and wrote no output; log: $OUT/k6.log"
+		log "k6 exited $k6rc ($( ((k6rc == 99)) && echo 'a threshold failed' || echo 'see the log')); analyzing what it wrote before failing"
+	fi
+	[[ -s $SWEEP ]] || die "k6 wrote no --out json output to $SWEEP; log: $OUT/k6.log"
+
+	# analyze: the tables, the ECDFs, and the checks.
+	"$BIN/analyze" summary "$SWEEP" --by concurrency --percentiles 50,90,99 >"$OUT/summary.txt" ||
+		die "analyze summary failed"
+	"$BIN/analyze" summary "$SWEEP" --by concurrency --percentiles 50,99 --format json -o "$OUT/summary.json" ||
+		die "analyze summary --format json failed"
+	"$BIN/analyze" summary "$SWEEP" --metric iterations --by scenario --format json -o "$OUT/iterations.json" ||
+		die "analyze summary --metric iterations failed"
+	"$BIN/analyze" plot "$SWEEP" --by concurrency --log --metric llm_ttft,llm_itl,llm_tpot,llm_e2e \
+		-o "$OUT/ecdf.png" >"$OUT/plot.txt" 2>&1 || { cat "$OUT/plot.txt" >&2; die "analyze plot failed"; }
+
+	# jq over analyze's JSON: stat NAME LEVEL FIELD
+	stat_of() {
+		jq -r --arg m "$1" --arg c "$2" --arg f "$3" '
+			[.metrics[] | select(.name == $m) | .groups[] | select(.labels.concurrency == $c)] |
+			if length != 1 then "missing" else .[0] |
+				if ($f | startswith("p(")) then ([.percentiles[] | select(.name == $f) | .value] | .[0] // "missing")
+				else (.[$f] // "missing") end end' "$OUT/summary.json"
+	}
+	for c in 1 "$CONCURRENCY"; do
+		for m in llm_ttft llm_tpot llm_itl llm_e2e llm_requests_failed llm_output_tokens; do
+			[[ $(stat_of "$m" "$c" count) =~ ^[1-9][0-9]*$ ]] || die "analyze summary: no $m samples at concurrency $c ($OUT/summary.json)"
+		done
+	done
+
+	# Nothing lost: one llm_requests_failed sample per finished k6 iteration (one request
+	# each) at each level, every planned request of the concurrent level ran, and the
+	# helper served exactly these streams.
+	iters_of() { jq -r --arg s "$1" '[.metrics[] | select(.name == "iterations") | .groups[] | select(.labels.scenario == $s) | .sum] | .[0] // 0' "$OUT/iterations.json"; }
+	n1=$(stat_of llm_requests_failed 1 count)
+	nN=$(stat_of llm_requests_failed "$CONCURRENCY" count)
+	i1=$(iters_of c1)
+	iN=$(iters_of "c$CONCURRENCY")
+	((n1 == i1 && nN == iN)) || die "requests counted (llm_requests_failed) $n1 and $nN, k6 iterations $i1 and $iN: some requests were not counted"
+	((nN == CONCURRENCY * SWEEP_ROUNDS)) || die "$nN requests at $CONCURRENCY streams, want $CONCURRENCY x $SWEEP_ROUNDS = $((CONCURRENCY * SWEEP_ROUNDS))"
+	served=$(sed -n 's/^xk6-llmstream: helper served \([0-9]*\) stream.*/\1/p' "$OUT/k6.log" | tail -n 1)
+	[[ $served == $((n1 + nN)) ]] || die "the helper served '${served}' streams, k6 counted $((n1 + nN)) requests"
+
+	# Output tokens from usage, equal to max_tokens, for every single request.
+	tokens=$(jq -r 'select(.type == "Point" and .metric == "llm_output_tokens") | "\(.data.value) \(.data.tags.token_source)"' "$SWEEP" | sort | uniq -c | awk '{$1 = $1; print}')
+	[[ $tokens == "$((n1 + nN)) $MAX_TOKENS usage" ]] ||
+		die "llm_output_tokens per request (count value token_source): '$tokens', want '$((n1 + nN)) $MAX_TOKENS usage'"
+
+	# analyze check: the gate a CI job would run on this output.
+	checks=(
+		'llm_requests_failed: rate==0'
+		'checks: rate==1'
+		"llm_output_tokens{token_source:usage}: count==$(((n1 + nN) * MAX_TOKENS))"
+		"llm_output_tokens: count==$(((n1 + nN) * MAX_TOKENS))"
+	)
+	for c in 1 "$CONCURRENCY"; do
+		checks+=(
+			"llm_ttft{concurrency:$c,model:$MODEL_NAME,api:openai-chat,status:200,error:\"\",token_source:usage}: min>0"
+			"llm_tpot{concurrency:$c,token_source:usage}: min>0"
+			"llm_e2e{concurrency:$c,token_source:usage}: min>0"
+			"llm_itl{concurrency:$c,token_source:usage}: min>=0"
+		)
+	done
+	check_args=()
+	for c in "${checks[@]}"; do check_args+=(--check "$c"); done
+	crc=0
+	"$BIN/analyze" check "$SWEEP" "${check_args[@]}" >"$OUT/check.txt" 2>&1 || crc=$?
+	sed 's/^/  /' "$OUT/check.txt" >&2
+	((crc == 0)) || die "analyze check failed (exit $crc)"
+	((k6rc == 0)) || die "k6 exited $k6rc; log: $OUT/k6.log"
+
+	# ITL: at least max_tokens-2 gaps per request.
+	for c in 1 "$CONCURRENCY"; do
+		nreq=$(stat_of llm_requests_failed "$c" count)
+		nitl=$(stat_of llm_itl "$c" count)
+		((nitl >= nreq * (MAX_TOKENS - 2))) || die "$nitl llm_itl samples for $nreq requests at concurrency $c, want >= $((nreq * (MAX_TOKENS - 2)))"
+	done
+
+	# Tokens per second of a level: usage tokens / (first request start .. last answer).
+	# A sample's time is when the module added it, at the end of its request; the
+	# request started llm_e2e earlier.
+	jq -r 'def epoch: capture("^(?<d>[0-9]+-[0-9]+-[0-9]+)T(?<h>[0-9]+):(?<m>[0-9]+):(?<s>[0-9.]+)(?<z>Z|[+-][0-9]+:[0-9]+)$") |
+			((.d + "T00:00:00Z") | fromdateiso8601) + (.h | tonumber) * 3600 + (.m | tonumber) * 60 + (.s | tonumber) -
+			(if .z == "Z" then 0 else ((.z[1:3] | tonumber) * 3600 + (.z[4:6] | tonumber) * 60) * (if .z[0:1] == "-" then -1 else 1 end) end);
+		select(.type == "Point" and (.metric == "llm_e2e" or .metric == "llm_output_tokens")) |
+		"\(.metric) \(.data.tags.concurrency) \(.data.time | epoch) \(.data.value)"' "$SWEEP" >"$TMP/level-times" ||
+		die "cannot read the sample times of $SWEEP"
+	tok_total() {
+		awk -v c="$1" '$2 != c { next }
+			$1 == "llm_e2e" { s = $3 - $4 / 1000; if (!n++ || s < lo) lo = s; if ($3 > hi) hi = $3 }
+			$1 == "llm_output_tokens" { tok += $4 }
+			END { if (hi > lo) printf "%.0f", tok / (hi - lo); else print "nan" }' "$TMP/level-times"
+	}
+
+	# Cross-check with the engine's own clock: ollama logs each request's handler time
+	# (gin: "| 200 | 107.874857ms | 127.0.0.1 | POST "/v1/chat/completions""). The
+	# single-stream requests ran one at a time and first, so the i-th logged request is
+	# the i-th llm_e2e sample of that level. Printed, not asserted (a timing).
+	tail -n "+$((server_lines + 1))" "$SERVER_LOG" | awk -F'|' '/^\[GIN\]/ && /POST +"\/v1\/chat\/completions"/ {
+			d = $3; gsub(/ /, "", d); v = 0
+			if (d ~ /m[0-9]/) { split(d, a, "m"); v = a[1] * 60000; d = a[2] }
+			if (d ~ /ns$/) v += d / 1e6; else if (d ~ /(µs|us)$/) v += d / 1e3; else if (d ~ /ms$/) v += d + 0; else v += d * 1000
+			print v }' | head -n "$n1" >"$TMP/server-c1"
+	awk '$1 == "llm_e2e" && $2 == "1" { print $4 }' "$TMP/level-times" >"$TMP/client-c1"
+	if [[ $(wc -l <"$TMP/server-c1") == "$n1" && $(wc -l <"$TMP/client-c1") == "$n1" ]]; then
+		e2e_vs_server=$(paste "$TMP/client-c1" "$TMP/server-c1" | awk '{ print $1 - $2 }' | sort -g | awk '{ v[NR] = $1 } END {
+			r = 0.5 * (NR - 1); lo = int(r); m = v[lo + 1] + (r - lo) * (v[lo + 2 <= NR ? lo + 2 : lo + 1] - v[lo + 1])
+			printf "llm_e2e minus ollama'"'"'s own logged request time, per request at 1 stream: p50 %.3f ms, min %.3f ms, max %.3f ms (%d requests)", m, v[1], v[NR], NR }')
+	else
+		e2e_vs_server="(ollama's log holds $(wc -l <"$TMP/server-c1") single-stream requests for $n1 llm_e2e samples: no cross-check)"
+	fi
+
+	ttft1=$(stat_of llm_ttft 1 'p(50)')
+	ttftN=$(stat_of llm_ttft "$CONCURRENCY" 'p(50)')
+	echo
+	echo "xk6-llmstream against ollama $OLLAMA_VERSION, model $MODEL_NAME, max_tokens=$MAX_TOKENS, OLLAMA_NUM_PARALLEL=$NUM_PARALLEL"
+	echo "$K6_VERSION through xk6-llmstream run (helper timings via llmstream.js, ms; analyze summary --by concurrency)"
+	echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); sweep took ${k6_wall} s"
+	printf '%-12s %8s %10s %10s %9s %9s %9s %12s %12s\n' level requests "TTFT p50" "TTFT p99" "ITL p50" "ITL p99" "TPOT p50" "tok/s/strm" "tok/s total"
+	for c in 1 "$CONCURRENCY"; do
+		printf '%-12s %8s %10.1f %10.1f %9.2f %9.2f %9.2f %12.0f %12s\n' "$c stream(s)" \
+			"$(stat_of llm_requests_failed "$c" count)" \
+			"$(stat_of llm_ttft "$c" 'p(50)')" "$(stat_of llm_ttft "$c" 'p(99)')" \
+			"$(stat_of llm_itl "$c" 'p(50)')" "$(stat_of llm_itl "$c" 'p(99)')" \
+			"$(stat_of llm_tpot "$c" 'p(50)')" "$(awk -v t="$(stat_of llm_tpot "$c" 'p(50)')" 'BEGIN { print 1000 / t }')" \
+			"$(tok_total "$c")"
+	done
+	echo "(1 stream: constant for ${SWEEP_SECONDS} s; $CONCURRENCY streams: $SWEEP_ROUNDS request(s) each; every request ok,"
+	echo " output tokens from usage = max_tokens; tok/s/strm = 1000 / TPOT p50; tok/s total = usage tokens / level wall time)"
+	echo "$e2e_vs_server"
+	echo "ECDFs (analyze plot --by concurrency --log):"
+	sed -n 's/^wrote /  /p' "$OUT/plot.txt"
+	echo "tables: $OUT/summary.txt   k6 output: $SWEEP"
+
+	if ((CONCURRENCY > NUM_PARALLEL)); then
+		awk -v a="$ttftN" -v b="$ttft1" -v r="$MIN_QUEUE_RATIO" 'BEGIN { exit !(a >= r * b) }' ||
+			die "TTFT p50 at $CONCURRENCY streams ($(printf '%.1f' "$ttftN") ms) is not $MIN_QUEUE_RATIO x TTFT p50 at 1 stream ($(printf '%.1f' "$ttft1") ms): no queueing seen in k6's output"
+		log "queueing seen by k6: TTFT p50 $(printf '%.1f' "$ttft1") ms at 1 stream -> $(printf '%.1f' "$ttftN") ms at $CONCURRENCY streams ($(awk -v a="$ttftN" -v b="$ttft1" 'BEGIN { printf "%.0f", a / b }')x, want >= ${MIN_QUEUE_RATIO}x)"
+	else
+		log "no queueing assertion: E2E_CONCURRENCY=$CONCURRENCY streams fit in E2E_NUM_PARALLEL=$NUM_PARALLEL slots"
+	fi
+fi
+
+log "PASS in $SECONDS s; results in $OUT"
