@@ -94,11 +94,14 @@ func parseSettings(getenv func(string) string) (settings, error) {
 			s.levels = append(s.levels, n)
 		}
 	}
-	s.stagger = s.itl
+	// Default: spread the starts over half a stream, so that requests begin at
+	// about the rate a steady load of n back-to-back streams makes (n per stream
+	// length) while all n still run at once for the second half of the round.
+	s.stagger = s.streamLength() / 2
 	if v := getenv("LLMSTREAM_BENCH_STAGGER"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return s, fmt.Errorf("LLMSTREAM_BENCH_STAGGER=%q: want a duration ≥ 0 such as 20ms (0 starts all streams at once)", v)
+			return s, fmt.Errorf("LLMSTREAM_BENCH_STAGGER=%q: want a duration ≥ 0 such as 500ms (0 starts all streams at once)", v)
 		}
 		s.stagger = d
 	}

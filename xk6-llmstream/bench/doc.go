@@ -15,11 +15,13 @@
 // re-executed), so the CPU time reported is the client side's alone.
 //
 // Stream starts are staggered: slot i of n starts i·W/n after its round
-// begins (StaggerOffset), W one ITL by default, the same offsets for every
-// path. In lockstep every request of a round would start, and end, in the
-// same millisecond, and each path's per-request work would land in those
-// bursts and delay the other streams' first and last events — a burst real
-// load does not make. LLMSTREAM_BENCH_STAGGER=0 keeps lockstep to show it.
+// begins (StaggerOffset), W half a stream's length by default (515 ms), the
+// same offsets for every path: requests then begin at about the rate a steady
+// load of n back-to-back streams makes, and all n run at once in the second
+// half of the round. In lockstep every request of a round would start, and
+// end, in the same millisecond, and each path's per-request work would land in
+// those bursts and delay the other streams' first and last events — a burst
+// real load does not make. LLMSTREAM_BENCH_STAGGER=0 keeps lockstep to show it.
 //
 // The lag is reported for all events and split by phase (Phase): the first
 // event (arrives with the headers), the first text event (TTFT), mid-stream
@@ -34,5 +36,5 @@
 // Environment: K6_BIN (enables path c), LLMSTREAM_BENCH_ITL (default 20ms),
 // LLMSTREAM_BENCH_TOKENS (default 50), LLMSTREAM_BENCH_ROUNDS (requests per
 // stream slot, default 3), LLMSTREAM_BENCH_LEVELS (default "1,50,200"),
-// LLMSTREAM_BENCH_STAGGER (start window, default the ITL, 0 = lockstep).
+// LLMSTREAM_BENCH_STAGGER (start window, default half a stream, 0 = lockstep).
 package bench

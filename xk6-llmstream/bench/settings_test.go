@@ -15,7 +15,7 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if def.itl != 20*time.Millisecond || def.stagger != def.itl || def.tokens != 50 || def.rounds != 3 ||
+	if def.itl != 20*time.Millisecond || def.stagger != 515*time.Millisecond || def.tokens != 50 || def.rounds != 3 ||
 		!slices.Equal(def.levels, []int{1, 50, 200}) {
 		t.Errorf("defaults = %+v", def)
 	}
@@ -24,8 +24,9 @@ func TestParseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.stagger != 5*time.Millisecond || !slices.Equal(got.levels, []int{1, 50}) {
-		t.Errorf("stagger should follow the ITL: %+v", got)
+	// half a stream: (50 ms prefill + 49 × 5 ms) / 2
+	if got.stagger != 147500*time.Microsecond || !slices.Equal(got.levels, []int{1, 50}) {
+		t.Errorf("stagger should be half the stream length: %+v", got)
 	}
 
 	for v, want := range map[string]time.Duration{"0": 0, "0s": 0, "7ms": 7 * time.Millisecond, "1.03s": 1030 * time.Millisecond} {
