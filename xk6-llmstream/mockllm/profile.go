@@ -183,57 +183,26 @@ func typeErr(want string, r json.RawMessage) error {
 	return fmt.Errorf("want %s, got %s", want, bytes.TrimSpace(r))
 }
 
-func intField(p *int) func(json.RawMessage) error {
+// valueField decodes one JSON value into *p; null resets it to T's zero value.
+// want names the expected kind in errors ("an integer", "a number", ...).
+func valueField[T any](p *T, want string) func(json.RawMessage) error {
 	return func(r json.RawMessage) error {
 		if isNull(r) {
-			*p = 0
+			var zero T
+			*p = zero
 			return nil
 		}
 		if err := json.Unmarshal(r, p); err != nil {
-			return typeErr("an integer", r)
+			return typeErr(want, r)
 		}
 		return nil
 	}
 }
 
-func floatField(p *float64) func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			*p = 0
-			return nil
-		}
-		if err := json.Unmarshal(r, p); err != nil {
-			return typeErr("a number", r)
-		}
-		return nil
-	}
-}
-
-func boolField(p *bool) func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			*p = false
-			return nil
-		}
-		if err := json.Unmarshal(r, p); err != nil {
-			return typeErr("true or false", r)
-		}
-		return nil
-	}
-}
-
-func stringField(p *string) func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			*p = ""
-			return nil
-		}
-		if err := json.Unmarshal(r, p); err != nil {
-			return typeErr("a string", r)
-		}
-		return nil
-	}
-}
+func intField(p *int) func(json.RawMessage) error       { return valueField(p, "an integer") }
+func floatField(p *float64) func(json.RawMessage) error { return valueField(p, "a number") }
+func boolField(p *bool) func(json.RawMessage) error     { return valueField(p, "true or false") }
+func stringField(p *string) func(json.RawMessage) error { return valueField(p, "a string") }
 
 // durationField decodes a duration string such as "250ms" or "1.5s" (or the
 // number 0).
