@@ -17,25 +17,10 @@ type anthropicDecoder struct {
 
 func (a *anthropicDecoder) decode(ev *Event, d *delta) error {
 	data := ev.Data
-	if isDone(data) { // some gateways end Anthropic streams with [DONE] too
-		d.end, d.terminal = true, true
-		return nil
+	v, err := parseEventObject(&a.p, ev, d)
+	if v == nil {
+		return err
 	}
-	if isBlank(data) { // a keep-alive "data:" with nothing in it
-		return nil
-	}
-	v, err := a.p.ParseBytes(data)
-	if err != nil {
-		if string(ev.Type) == "error" {
-			d.isStreamErr, d.streamErr = true, string(data)
-			return nil
-		}
-		return invalidJSON(data, err)
-	}
-	if v.Type() != fastjson.TypeObject {
-		return errNotObject
-	}
-	d.serverNS = groundTruth(v)
 	typb, err := getString(v, "type")
 	if err != nil {
 		return err

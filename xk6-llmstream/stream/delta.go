@@ -3,6 +3,8 @@ package stream
 import (
 	"bytes"
 	"errors"
+
+	"github.com/valyala/fastjson"
 )
 
 // delta is what one SSE event contributed to a stream, as a dialect decoder
@@ -50,3 +52,33 @@ func isBlank(data []byte) bool {
 }
 
 var errNotObject = errors.New("event data is not a JSON object")
+
+// parseEventObject does what every dialect does first with an event's data:
+// [DONE] marks the end (some gateways send it on Anthropic streams too), a
+// blank keep-alive is skipped, an "error" event that is not JSON is a stream
+// error, anything else must be a JSON object, whose ground-truth stamp is
+// recorded. It returns nil when the caller has nothing more to decode (with the
+// error, if any).
+func parseEventObject(p *fastjson.Parser, ev *Event, d *delta) (*fastjson.Value, error) {
+	data := ev.Data
+	if isDone(data) {
+		d.end, d.terminal = true, true
+		return nil, nil
+	}
+	if isBlank(data) { // a keep-alive "data:" with nothing in it
+		return nil, nil
+	}
+	v, err := p.ParseBytes(data)
+	if err != nil {
+		if string(ev.Type) == "error" {
+			d.isStreamErr, d.streamErr = true, string(data)
+			return nil, nil
+		}
+		return nil, invalidJSON(data, err)
+	}
+	if v.Type() != fastjson.TypeObject {
+		return nil, errNotObject
+	}
+	d.serverNS = groundTruth(v)
+	return v, nil
+}

@@ -24,25 +24,10 @@ type toolKey struct {
 
 func (o *openAIDecoder) decode(ev *Event, d *delta) error {
 	data := ev.Data
-	if isDone(data) {
-		d.end, d.terminal = true, true
-		return nil
+	v, err := parseEventObject(&o.p, ev, d)
+	if v == nil {
+		return err
 	}
-	if isBlank(data) { // a keep-alive "data:" with nothing in it
-		return nil
-	}
-	v, err := o.p.ParseBytes(data)
-	if err != nil {
-		if string(ev.Type) == "error" {
-			d.isStreamErr, d.streamErr = true, string(data)
-			return nil
-		}
-		return invalidJSON(data, err)
-	}
-	if v.Type() != fastjson.TypeObject {
-		return errNotObject
-	}
-	d.serverNS = groundTruth(v)
 	if e := v.Get("error"); !isNull(e) || string(ev.Type) == "error" {
 		msg := valueErrorMessage(e)
 		if msg == "" {
