@@ -316,6 +316,24 @@ type helperAnswer struct {
 	} `json:"timeline"`
 }
 
+// addAnswer adds one request made through the helper to r: its error, or the
+// stream its timeline describes. The caller holds r's lock.
+func (r *result) addAnswer(a *helperAnswer, err error, s settings) {
+	r.requests++
+	switch {
+	case err != nil:
+		r.addError(err.Error())
+	case !a.OK:
+		r.addError(a.Error.Kind + ": " + a.Error.Message)
+	default:
+		events := make([]Event, len(a.Timeline))
+		for i, e := range a.Timeline {
+			events[i] = Event{At: time.Duration(e.AtNS), ServerNS: e.ServerNS, Text: e.Text}
+		}
+		r.addStream(a.StartNS, events, s)
+	}
+}
+
 // helperStreamer is path (b): the same request posted to the helper, which
 // streams from the mock with the engine; keep_timeline on.
 func helperStreamer(r *result, c *http.Client, helperURL, mockURL string, s settings) streamer {
@@ -340,19 +358,7 @@ func helperStreamer(r *result, c *http.Client, helperURL, mockURL string, s sett
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		r.requests++
-		switch {
-		case err != nil:
-			r.addError(err.Error())
-		case !a.OK:
-			r.addError(a.Error.Kind + ": " + a.Error.Message)
-		default:
-			events := make([]Event, len(a.Timeline))
-			for i, e := range a.Timeline {
-				events[i] = Event{At: time.Duration(e.AtNS), ServerNS: e.ServerNS, Text: e.Text}
-			}
-			r.addStream(a.StartNS, events, s)
-		}
+		r.addAnswer(&a, err, s)
 	}
 }
 
@@ -600,19 +606,7 @@ func BenchmarkSlowStreams(b *testing.B) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			r.requests++
-			switch {
-			case err != nil:
-				r.addError(err.Error())
-			case !a.OK:
-				r.addError(a.Error.Kind + ": " + a.Error.Message)
-			default:
-				events := make([]Event, len(a.Timeline))
-				for i, e := range a.Timeline {
-					events[i] = Event{At: time.Duration(e.AtNS), ServerNS: e.ServerNS, Text: e.Text}
-				}
-				r.addStream(a.StartNS, events, s)
-			}
+			r.addAnswer(&a, err, s)
 		}()
 	}
 	wg.Wait()
