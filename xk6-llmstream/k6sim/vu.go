@@ -248,6 +248,7 @@ func (v *vu) call(fn sobek.Callable, args ...sobek.Value) (sobek.Value, error) {
 	if len(v.rejections) > 0 {
 		p := v.rejections[0]
 		v.rejections = nil
+		//lint:ignore ST1005 the text is k6's own message for an unhandled rejection
 		return nil, fmt.Errorf("Uncaught (in promise) %s", describe(p.Result()))
 	}
 	return ret, nil
