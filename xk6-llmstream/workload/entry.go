@@ -1,0 +1,44 @@
+package workload
+
+// Version is the value of every entry's "v" field. A reader refuses other
+// versions; a change that breaks readers increments it.
+const Version = 1
+
+// Entry is one request of a dataset: one JSON object on one line of the file.
+// Counts are in tokens of the tokenizer named in Tokenizer, of the message
+// contents (or the prompt) alone: a server's prompt_tokens adds the tokens of
+// its chat template.
+type Entry struct {
+	V  int    `json:"v"`
+	ID string `json:"id"`
+	// Messages (chat APIs) or Prompt (completions APIs): exactly one is set.
+	Messages []Message `json:"messages,omitempty"`
+	Prompt   string    `json:"prompt,omitempty"`
+	// MaxTokens is what to ask the server for; OutputTokens is the output length
+	// the entry was built for (the same here; readers compare the server's
+	// output length with OutputTokens).
+	MaxTokens    int `json:"max_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// InputTokens is the counted length of the messages or prompt;
+	// InputTokensTarget is the length the synthetic generator was asked for
+	// (absent for entries read from a file). They are equal when both are set.
+	InputTokens       int    `json:"input_tokens"`
+	InputTokensTarget int    `json:"input_tokens_target,omitempty"`
+	Tokenizer         string `json:"tokenizer"`
+	// Session and Turn (from 1) place the entry in a multi-turn conversation:
+	// Messages then holds only this turn's new user message, and the client
+	// keeps the history.
+	Session string `json:"session,omitempty"`
+	Turn    int    `json:"turn,omitempty"`
+	// PrefixGroup (from 1) names the shared-prefix group: every entry of a group
+	// starts with the same PrefixTokens tokens.
+	PrefixGroup  int               `json:"prefix_group,omitempty"`
+	PrefixTokens int               `json:"prefix_tokens,omitempty"`
+	Tags         map[string]string `json:"tags,omitempty"`
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}

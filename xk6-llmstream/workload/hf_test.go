@@ -1,0 +1,58 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The Qwen-style tokenizer.json loads offline and round-trips text; its Split
+// regex's look-ahead (\s+(?!\S)) leaves the last space of a run to the word
+// after it, as Hugging Face tokenizers does.
+func TestHFTokenizer(t *testing.T) {
+	t.Parallel()
+	tok := loadT(t, testHF)
+	s := "Hello   world, it's 2025!\n\n\tfunc main() {}"
+	if got := tok.Decode(tok.Encode(s)); got != s {
+		t.Fatalf("round trip: %q", got)
+	}
+	space := tok.Encode(" ")
+	world := tok.Encode(" world")
+	if len(space) != 1 {
+		t.Fatalf("a space is %d tokens", len(space))
+	}
+	want := slices.Concat(space, space, world)
+	if got := tok.Encode("   world"); !slices.Equal(got, want) {
+		t.Errorf("\"   world\" = %v, want %v (two spaces, then \" world\")", got, want)
+	}
+	if tok.VocabSize() < 3000 {
+		t.Errorf("vocab size %d", tok.VocabSize())
+	}
+}
+
+func TestLoadTokenizerErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"p50k_nope", `unknown tokenizer "p50k_nope"`},
+		{write("bad.json", "{not json"), "bad.json: not a tokenizer.json"},
+		{write("nomodel.json", `{"version": "1.0"}`), `no "model" section`},
+		{write("badsplit.json", `{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+			"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated", "invert": false}}`), "Split regex"},
+		{write("invert.json", `{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+			"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Isolated", "invert": true}}`), "invert"},
+	} {
+		if _, err := LoadTokenizer(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.spec, err, c.want)
+		}
+	}
+}
