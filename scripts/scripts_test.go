@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
