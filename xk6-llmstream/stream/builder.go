@@ -3,6 +3,8 @@ package stream
 import (
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 )
 
 // builder accumulates a Record from decoded events and their read times, then
@@ -14,7 +16,7 @@ type builder struct {
 	keepText     bool
 	keepTimeline bool
 	reqModel     string
-	scrub        *scrubber // nil: only key-shaped strings are removed
+	scrub        *redact.Redactor // nil: only key-shaped strings are removed
 
 	text, reasoning strings.Builder
 
@@ -59,7 +61,7 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 		if b.keepTimeline {
 			r.Timeline = append(r.Timeline, EventTime{At: at})
 		}
-		data := b.scrub.scrub(string(ev.Data))
+		data := b.scrub.String(string(ev.Data))
 		b.fail(KindMalformed, "event %d (line %d): %v; data: %s", r.Events, ev.Line, err, snippet([]byte(data)))
 		return r.Err
 	}
@@ -139,7 +141,7 @@ func (b *builder) fail(kind ErrorKind, format string, args ...any) {
 		return
 	}
 	b.failed = true
-	msg := truncate(b.scrub.scrub(sprintf(format, args...)), maxMessage)
+	msg := truncateMessage(b.scrub.String(sprintf(format, args...)), maxMessage)
 	b.rec.Err = &Error{Kind: kind, Message: msg}
 }
 

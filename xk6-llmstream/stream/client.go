@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 )
 
 // Request is one streaming request for Client.Do.
@@ -119,7 +121,7 @@ type call struct {
 	b      *builder
 	parent context.Context
 	ctx    context.Context
-	scrub  *scrubber
+	scrub  *redact.Redactor
 
 	total, idle time.Duration
 	idleTimer   *time.Timer
