@@ -65,6 +65,23 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 		b.fail(KindMalformed, "event %d (line %d): %v; data: %s", r.Events, ev.Line, err, snippet([]byte(data)))
 		return r.Err
 	}
+	b.takeMeta(d)
+	isText := b.takeText(d, at)
+	tokens := b.takeUsage(d, isText)
+	if b.keepTimeline {
+		r.Timeline = append(r.Timeline, EventTime{At: at, Text: isText, Tokens: tokens, ServerNS: d.serverNS})
+	}
+	if d.isStreamErr {
+		b.fail(KindStreamError, "%s", d.streamErr)
+		return r.Err
+	}
+	return nil
+}
+
+// takeMeta keeps what an event says about the stream: its dialect, model and
+// finish reason, and whether it ended the stream.
+func (b *builder) takeMeta(d *delta) {
+	r := b.rec
 	if r.Dialect == DialectAuto && d.shape != "" {
 		r.Dialect = d.shape
 	}
@@ -76,7 +93,12 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 	}
 	b.end = b.end || d.end
 	b.terminal = b.terminal || d.terminal
+}
 
+// takeText counts an event's generated text (answer, reasoning or tool-call
+// arguments) and its time (TTFT, ITL), and reports whether it had any.
+func (b *builder) takeText(d *delta, at time.Duration) bool {
+	r := b.rec
 	isReasoning := len(d.reasoning) > 0
 	isAnswer := len(d.answer) > 0 || d.toolText
 	isText := isReasoning || isAnswer
@@ -104,7 +126,12 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 			b.reasoning.Write(d.reasoning)
 		}
 	}
+	return isText
+}
 
+// takeUsage keeps an event's token counts and returns the output tokens it
+// carried (0 unless the server reports cumulative counts).
+func (b *builder) takeUsage(d *delta, isText bool) int {
 	tokens := 0
 	if d.hasOutput {
 		tokens = d.output - b.cum
@@ -124,14 +151,7 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 			b.perEvent, b.textTokens = false, nil
 		}
 	}
-	if b.keepTimeline {
-		r.Timeline = append(r.Timeline, EventTime{At: at, Text: isText, Tokens: tokens, ServerNS: d.serverNS})
-	}
-	if d.isStreamErr {
-		b.fail(KindStreamError, "%s", d.streamErr)
-		return r.Err
-	}
-	return nil
+	return tokens
 }
 
 // fail records the request's error; the first error wins. The message is
