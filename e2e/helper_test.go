@@ -13,31 +13,16 @@ import (
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 )
 
-// helperAnswer is the part of a POST /v1/stream answer (docs/helper-api.md)
-// these tests read.
-type helperAnswer struct {
-	OK    bool   `json:"ok"`
-	API   string `json:"api"`
-	Model string `json:"model"`
-	// Status is the upstream HTTP status.
-	Status int `json:"status"`
-	Error  *struct {
-		Kind    string `json:"kind"`
-		Message string `json:"message"`
-	} `json:"error"`
-	HeadersMS    *float64  `json:"headers_ms"`
-	FirstEventMS *float64  `json:"first_event_ms"`
-	TTFTMS       *float64  `json:"ttft_ms"`
-	TPOTMS       *float64  `json:"tpot_ms"`
-	E2EMS        *float64  `json:"e2e_ms"`
-	ITLMS        []float64 `json:"itl_ms"`
-	OutputTokens int       `json:"output_tokens"`
-	InputTokens  int       `json:"input_tokens"`
-	TokenSource  string    `json:"token_source"`
-	Events       int       `json:"events"`
-	TextEvents   int       `json:"text_events"`
-	FinishReason *string   `json:"finish_reason"`
-	Text         string    `json:"text"`
+// helperAnswer is a POST /v1/stream answer (helper.Answer) with the checks
+// of these tests.
+type helperAnswer struct{ helper.Answer }
+
+// text is the answer's text ("" without keep_text).
+func (a *helperAnswer) text() string {
+	if a.Text == nil {
+		return ""
+	}
+	return *a.Text
 }
 
 // msOf converts an optional millisecond field.
@@ -138,9 +123,9 @@ func TestOllamaHelper(t *testing.T) {
 					t.Fatal(err)
 				}
 				a.check(t, tg)
-				if a.Text != raw.text || a.Events != raw.events || a.TextEvents != raw.textEvents || a.InputTokens != raw.promptTokens {
+				if a.text() != raw.text || a.Events != raw.events || a.TextEvents != raw.textEvents || a.InputTokens != raw.promptTokens {
 					t.Errorf("text %q, %d events, %d with text, %d input tokens;\nindependently: %q, %d, %d, %d",
-						a.Text, a.Events, a.TextEvents, a.InputTokens, raw.text, raw.events, raw.textEvents, raw.promptTokens)
+						a.text(), a.Events, a.TextEvents, a.InputTokens, raw.text, raw.events, raw.textEvents, raw.promptTokens)
 				}
 				t.Logf("TTFT %v ms, TPOT %v ms, E2E %v ms", *a.TTFTMS, *a.TPOTMS, *a.E2EMS)
 			})

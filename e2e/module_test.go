@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
 )
 
 // moduleScript is a k6 script that streams from ollama with llmstream.js and

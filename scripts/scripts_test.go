@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 

@@ -118,7 +118,22 @@ func (m *mockFlags) config() (mockllm.Config, error) {
 	}
 	set := map[string]bool{}
 	m.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := m.applyServer(&cfg, set); err != nil {
+		return cfg, err
+	}
+	m.applyModel(&cfg.Default, set)
+	for name, mc := range cfg.Models {
+		m.applyModel(&mc, set)
+		cfg.Models[name] = mc
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, nil
+}
 
+// applyServer sets the server settings whose flags were given (set).
+func (m *mockFlags) applyServer(cfg *mockllm.Config, set map[string]bool) error {
 	if set["seed"] {
 		cfg.Seed = m.seed
 	}
@@ -141,7 +156,7 @@ func (m *mockFlags) config() (mockllm.Config, error) {
 		for _, name := range strings.Split(m.models, ",") {
 			name = strings.TrimSpace(name)
 			if name == "" {
-				return cfg, usagef("--models: empty model name in %q", m.models)
+				return usagef("--models: empty model name in %q", m.models)
 			}
 			if _, ok := cfg.Models[name]; !ok {
 				if cfg.Models == nil {
@@ -151,57 +166,52 @@ func (m *mockFlags) config() (mockllm.Config, error) {
 			}
 		}
 	}
-	apply := func(mc *mockllm.ModelConfig) {
-		lognormal := func(sigma float64) mockllm.Jitter {
-			if sigma == 0 {
-				return mockllm.Jitter{}
-			}
-			return mockllm.Jitter{Dist: mockllm.JitterLognormal, Sigma: sigma}
+	return nil
+}
+
+// applyModel sets the model settings whose flags were given (set) in mc.
+func (m *mockFlags) applyModel(mc *mockllm.ModelConfig, set map[string]bool) {
+	lognormal := func(sigma float64) mockllm.Jitter {
+		if sigma == 0 {
+			return mockllm.Jitter{}
 		}
-		for name, do := range map[string]func(){
-			"prefill":            func() { mc.Prefill.Base = m.prefill },
-			"prefill-per-token":  func() { mc.Prefill.PerInputToken = m.prefillPerToken },
-			"prefill-sigma":      func() { mc.Prefill.Jitter = lognormal(m.prefillSigma) },
-			"itl":                func() { mc.ITL.Base = m.itl },
-			"itl-sigma":          func() { mc.ITL.Jitter = lognormal(m.itlSigma) },
-			"stall-prob":         func() { mc.Stall.Prob = m.stallProb },
-			"stall":              func() { mc.Stall.Duration = m.stall },
-			"slowdown":           func() { mc.DecodeSlowdown = m.slow },
-			"echo":               func() { mc.Echo = m.echo },
-			"fault-429":          func() { mc.Faults.HTTP429 = m.f429 },
-			"fault-5xx":          func() { mc.Faults.HTTP5xx = m.f5xx },
-			"fault-disconnect":   func() { mc.Faults.Disconnect = m.fDisc },
-			"fault-malformed":    func() { mc.Faults.Malformed = m.fMal },
-			"fault-error-event":  func() { mc.Faults.ErrorEvent = m.fErr },
-			"fault-not-streamed": func() { mc.Faults.NotStreamed = m.fNotStr },
-			"output-tokens": func() {
-				mc.OutputTokens = mockllm.Count{}
-				if m.outputTokens > 0 {
-					mc.OutputTokens = mockllm.FixedCount(m.outputTokens)
-				}
-			},
-			"reasoning-tokens": func() {
-				mc.ReasoningTokens = mockllm.Count{}
-				if m.reasoningTokens > 0 {
-					mc.ReasoningTokens = mockllm.FixedCount(m.reasoningTokens)
-				}
-			},
-			"tokens-per-event": func() { mc.TokensPerEvent = mockllm.TokensPerEvent{Min: m.tpe, Max: m.tpe} },
-		} {
-			if set[name] {
-				do()
+		return mockllm.Jitter{Dist: mockllm.JitterLognormal, Sigma: sigma}
+	}
+	for name, do := range map[string]func(){
+		"prefill":            func() { mc.Prefill.Base = m.prefill },
+		"prefill-per-token":  func() { mc.Prefill.PerInputToken = m.prefillPerToken },
+		"prefill-sigma":      func() { mc.Prefill.Jitter = lognormal(m.prefillSigma) },
+		"itl":                func() { mc.ITL.Base = m.itl },
+		"itl-sigma":          func() { mc.ITL.Jitter = lognormal(m.itlSigma) },
+		"stall-prob":         func() { mc.Stall.Prob = m.stallProb },
+		"stall":              func() { mc.Stall.Duration = m.stall },
+		"slowdown":           func() { mc.DecodeSlowdown = m.slow },
+		"echo":               func() { mc.Echo = m.echo },
+		"fault-429":          func() { mc.Faults.HTTP429 = m.f429 },
+		"fault-5xx":          func() { mc.Faults.HTTP5xx = m.f5xx },
+		"fault-disconnect":   func() { mc.Faults.Disconnect = m.fDisc },
+		"fault-malformed":    func() { mc.Faults.Malformed = m.fMal },
+		"fault-error-event":  func() { mc.Faults.ErrorEvent = m.fErr },
+		"fault-not-streamed": func() { mc.Faults.NotStreamed = m.fNotStr },
+		"output-tokens": func() {
+			mc.OutputTokens = mockllm.Count{}
+			if m.outputTokens > 0 {
+				mc.OutputTokens = mockllm.FixedCount(m.outputTokens)
 			}
+		},
+		"reasoning-tokens": func() {
+			mc.ReasoningTokens = mockllm.Count{}
+			if m.reasoningTokens > 0 {
+				mc.ReasoningTokens = mockllm.FixedCount(m.reasoningTokens)
+			}
+		},
+		"tokens-per-event": func() { mc.TokensPerEvent = mockllm.TokensPerEvent{Min: m.tpe, Max: m.tpe} },
+	} {
+		if set[name] {
+			do()
 		}
 	}
-	apply(&cfg.Default)
-	for name, mc := range cfg.Models {
-		apply(&mc)
-		cfg.Models[name] = mc
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("%v", err)
-	}
-	return cfg, nil
+
 }
 
 // serveMock runs the mock until ctx ends. It prints the base URL as the first
@@ -255,6 +265,12 @@ func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		_ = srv.Close()
 		return fmt.Errorf("writing the base URL: %w", err)
 	}
+	printMockBanner(stderr, cfg, ln.Addr())
+	return serveUntil(ctx, srv, hs, ln, stderr)
+}
+
+// printMockBanner says on stderr what the mock serves where.
+func printMockBanner(stderr io.Writer, cfg mockllm.Config, addr net.Addr) {
 	slots := "unlimited"
 	if cfg.Slots > 0 {
 		slots = fmt.Sprint(cfg.Slots)
@@ -263,8 +279,13 @@ func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		}
 	}
 	fmt.Fprintf(stderr, "mock: serving %s on http://%s (seed %d, slots %s, queue limit %d, api key %s)\n",
-		strings.Join(cfg.ModelNames(), ", "), ln.Addr(), cfg.Seed, slots, cfg.QueueLimit, onOff(cfg.APIKey != ""))
+		strings.Join(cfg.ModelNames(), ", "), addr, cfg.Seed, slots, cfg.QueueLimit, onOff(cfg.APIKey != ""))
 
+}
+
+// serveUntil serves hs on ln until ctx ends or serving fails, then stops the
+// mock's streams, shuts hs down and prints the mock's statistics.
+func serveUntil(ctx context.Context, srv *mockllm.Server, hs *http.Server, ln net.Listener, stderr io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 

@@ -22,36 +22,6 @@ import (
 // These tests run the real engine behind the helper, against the mock LLM and
 // against small misbehaving upstreams.
 
-// answer is the part of a /v1/stream answer the tests look at.
-type answer struct {
-	OK           bool                            `json:"ok"`
-	API          string                          `json:"api"`
-	Model        string                          `json:"model"`
-	Status       int                             `json:"status"`
-	Error        *struct{ Kind, Message string } `json:"error"`
-	StartUnixNS  int64                           `json:"start_unix_ns"`
-	TTFT         *float64                        `json:"ttft_ms"`
-	TTFTAnswer   *float64                        `json:"ttft_answer_ms"`
-	TPOT         *float64                        `json:"tpot_ms"`
-	E2E          *float64                        `json:"e2e_ms"`
-	ITL          []float64                       `json:"itl_ms"`
-	OutputTokens int                             `json:"output_tokens"`
-	InputTokens  int                             `json:"input_tokens"`
-	TokenSource  string                          `json:"token_source"`
-	TextEvents   int                             `json:"text_events"`
-	FinishReason *string                         `json:"finish_reason"`
-	Text         string                          `json:"text"`
-	Reasoning    string                          `json:"reasoning"`
-	Timeline     []timelineEntry                 `json:"timeline"`
-}
-
-type timelineEntry struct {
-	AtMS     float64 `json:"at_ms"`
-	AtNS     int64   `json:"at_ns"`
-	Text     bool    `json:"text"`
-	ServerNS int64   `json:"server_ns"`
-}
-
 // startMock serves a mock LLM with cfg on loopback.
 func startMock(t *testing.T, cfg mockllm.Config) string {
 	t.Helper()
@@ -82,7 +52,7 @@ func startHelper(t *testing.T, opts ...Option) *Server {
 	return s
 }
 
-func streamVia(t *testing.T, helperURL string, req map[string]any) (int, answer, string) {
+func streamVia(t *testing.T, helperURL string, req map[string]any) (int, Answer, string) {
 	t.Helper()
 	body, _ := json.Marshal(req)
 	resp, err := http.Post(helperURL+StreamPath, "application/json", bytes.NewReader(body))
@@ -94,7 +64,7 @@ func streamVia(t *testing.T, helperURL string, req map[string]any) (int, answer,
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a answer
+	var a Answer
 	if resp.StatusCode == 200 {
 		if err := json.Unmarshal(raw, &a); err != nil {
 			t.Fatalf("answer is not JSON: %v\n%s", err, raw)
@@ -147,30 +117,30 @@ func TestEndToEndDialects(t *testing.T) {
 			if a.API != wantAPI || a.Model != tt.body["model"] || a.Status != 200 {
 				t.Errorf("api %q model %q status %d", a.API, a.Model, a.Status)
 			}
-			if a.OutputTokens != 12 || a.TokenSource != "usage" || a.TextEvents != 12 || len(a.ITL) != 11 {
-				t.Errorf("tokens %d (%s), text events %d, %d ITL gaps; want 12, usage, 12, 11", a.OutputTokens, a.TokenSource, a.TextEvents, len(a.ITL))
+			if a.OutputTokens != 12 || a.TokenSource != "usage" || a.TextEvents != 12 || len(a.ITLMS) != 11 {
+				t.Errorf("tokens %d (%s), text events %d, %d ITL gaps; want 12, usage, 12, 11", a.OutputTokens, a.TokenSource, a.TextEvents, len(a.ITLMS))
 			}
-			if a.TTFT == nil || a.TPOT == nil || a.E2E == nil || a.TTFTAnswer != nil || a.Text == "" {
-				t.Fatalf("ttft %v tpot %v e2e %v ttft_answer %v text %q", a.TTFT, a.TPOT, a.E2E, a.TTFTAnswer, a.Text)
+			if a.TTFTMS == nil || a.TPOTMS == nil || a.E2EMS == nil || a.TTFTAnswerMS != nil || a.Text == nil || *a.Text == "" {
+				t.Fatalf("ttft %v tpot %v e2e %v ttft_answer %v text %v", a.TTFTMS, a.TPOTMS, a.E2EMS, a.TTFTAnswerMS, a.Text)
 			}
 			// The mock's schedule: ≥ 30 ms to the first token, ≥ 10 ms per gap.
 			// Lower bounds are exact (the mock never writes early); upper bounds
 			// are generous (the machine is shared).
-			if *a.TTFT < 30 || *a.TTFT > 30+2000 {
-				t.Errorf("ttft %.3f ms, want ≈ 30", *a.TTFT)
+			if *a.TTFTMS < 30 || *a.TTFTMS > 30+2000 {
+				t.Errorf("ttft %.3f ms, want ≈ 30", *a.TTFTMS)
 			}
-			for i, g := range a.ITL {
+			for i, g := range a.ITLMS {
 				if g < 0 || g > 10+2000 {
 					t.Errorf("itl[%d] = %.3f ms, want ≈ 10", i, g)
 				}
 			}
 			var sum float64
-			for _, g := range a.ITL {
+			for _, g := range a.ITLMS {
 				sum += g
 			}
 			// The mock paces from the request's arrival and never writes early, so
 			// the last token cannot be read before 30 + 11×10 ms (1 ms for rounding).
-			if last := *a.TTFT + sum; last < 30+11*10-1 {
+			if last := *a.TTFTMS + sum; last < 30+11*10-1 {
 				t.Errorf("last token read at %.3f ms, before the 140 ms schedule", last)
 			}
 			// Ground truth: each stamped event was read after it was written, and
@@ -181,7 +151,7 @@ func TestEndToEndDialects(t *testing.T) {
 					continue
 				}
 				stamped++
-				lag := time.Duration(a.StartUnixNS + e.AtNS - e.ServerNS)
+				lag := time.Duration(*a.StartUnixNS + e.AtNS - e.ServerNS)
 				if lag < -time.Millisecond || lag > 2*time.Second {
 					t.Errorf("event at %.3f ms: delivery lag %v", e.AtMS, lag)
 				}
@@ -219,7 +189,7 @@ func TestEndToEndMockFaults(t *testing.T) {
 			if code != 200 || a.OK || a.Error == nil || a.Error.Kind != tt.kind {
 				t.Fatalf("code %d, want 200 with error kind %s: %s", code, tt.kind, raw)
 			}
-			if a.E2E == nil {
+			if a.E2EMS == nil {
 				t.Errorf("a failed request still has e2e_ms")
 			}
 			if strings.Contains(raw, testKey) {
@@ -416,7 +386,7 @@ func TestEndToEndLoadReturnsToBaseline(t *testing.T) {
 				failed.Add(1)
 				return
 			}
-			var a answer
+			var a Answer
 			if json.NewDecoder(resp.Body).Decode(&a) != nil || !a.OK || a.OutputTokens != 20 {
 				failed.Add(1)
 			}

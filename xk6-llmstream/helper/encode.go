@@ -5,13 +5,17 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/llmstream/xk6-llmstream/internal/redact"
+	"github.com/llmstream/xk6-llmstream/internal/truncate"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
-// This file writes the answer of POST /v1/stream by appending to a byte slice:
-// the record is flat, an ITL list can hold thousands of numbers, and the helper
-// answers thousands of streams, so it avoids reflection. The tests decode its
-// output with encoding/json and fuzz the string escaping.
+// This file writes the answer of POST /v1/stream (the Answer type) by
+// appending to a byte slice: the record is flat, an ITL list can hold thousands
+// of numbers, and the helper answers thousands of streams, so it avoids
+// reflection. The tests check, on fuzzed records, that its bytes decode to
+// exactly what encoding/json writes for the Answer, and fuzz the string
+// escaping.
 
 // encodeOptions are the per-request choices that shape the answer.
 type encodeOptions struct {
@@ -20,12 +24,29 @@ type encodeOptions struct {
 	keepText     bool
 	keepTimeline bool
 	maxText      int
-	red          redactor
+	red          *redact.Redactor
 }
 
 // appendRecord appends rec as the JSON answer of POST /v1/stream.
 func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
-	b = append(b, `{"ok":`...)
+	b = append(b, `{"version":`...)
+	b = strconv.AppendInt(b, AnswerVersion, 10)
+	b = appendOutcome(b, rec, o)
+	b = appendTimings(b, rec)
+	b = appendGaps(b, rec, o.itl)
+	b = appendCounts(b, rec, o)
+	if o.keepText {
+		b = appendText(b, rec, o)
+	}
+	if o.keepTimeline {
+		b = appendTimeline(b, rec.Timeline)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendOutcome appends ok, api, model, status and error.
+func appendOutcome(b []byte, rec *stream.Record, o *encodeOptions) []byte {
+	b = append(b, `,"ok":`...)
 	b = strconv.AppendBool(b, rec.Err == nil)
 	api := rec.Dialect
 	if api == "" {
@@ -34,19 +55,23 @@ func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	b = append(b, `,"api":`...)
 	b = appendString(b, string(api))
 	b = append(b, `,"model":`...)
-	b = appendString(b, o.red.clean(rec.Model))
+	b = appendString(b, o.red.String(rec.Model))
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(rec.Status), 10)
 	b = append(b, `,"error":`...)
 	if rec.Err == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"kind":`...)
-		b = appendString(b, string(rec.Err.Kind))
-		b = append(b, `,"message":`...)
-		b = appendString(b, o.red.clean(rec.Err.Message))
-		b = append(b, '}')
+		return append(b, "null"...)
 	}
+	b = append(b, `{"kind":`...)
+	b = appendString(b, string(rec.Err.Kind))
+	b = append(b, `,"message":`...)
+	b = appendString(b, o.red.String(rec.Err.Message))
+	return append(b, '}')
+}
+
+// appendTimings appends the start time and the durations from it, each null
+// when its moment did not happen.
+func appendTimings(b []byte, rec *stream.Record) []byte {
 	started := !rec.Start.IsZero()
 	b = append(b, `,"start_unix_ns":`...)
 	if started {
@@ -59,9 +84,14 @@ func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	b = appendMSField(b, "ttft_ms", rec.TTFT, rec.HasTTFT)
 	b = appendMSField(b, "ttft_answer_ms", rec.TTFTAnswer, rec.HasTTFTAnswer)
 	b = appendMSField(b, "tpot_ms", rec.TPOT, rec.HasTPOT)
-	b = appendMSField(b, "e2e_ms", rec.E2E, started)
+	return appendMSField(b, "e2e_ms", rec.E2E, started)
+}
+
+// appendGaps appends itl_ms and itl_tokens, both null when the request asked
+// for no ITL (itl_tokens also when the server reported no token counts).
+func appendGaps(b []byte, rec *stream.Record, itl bool) []byte {
 	b = append(b, `,"itl_ms":`...)
-	if o.itl {
+	if itl {
 		b = append(b, '[')
 		for i, d := range rec.ITL {
 			if i > 0 {
@@ -74,18 +104,22 @@ func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"itl_tokens":`...)
-	if o.itl && rec.ITLTokens != nil {
-		b = append(b, '[')
-		for i, n := range rec.ITLTokens {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(n), 10)
-		}
-		b = append(b, ']')
-	} else {
-		b = append(b, "null"...)
+	if !itl || rec.ITLTokens == nil {
+		return append(b, "null"...)
 	}
+	b = append(b, '[')
+	for i, n := range rec.ITLTokens {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, ']')
+}
+
+// appendCounts appends the token, event and byte counts, the finish reason,
+// tool calls and has_reasoning.
+func appendCounts(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	b = appendIntField(b, "output_tokens", rec.OutputTokens)
 	b = appendIntField(b, "input_tokens", rec.InputTokens)
 	b = appendIntField(b, "reasoning_tokens", rec.ReasoningTokens)
@@ -99,42 +133,46 @@ func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	if rec.FinishReason == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendString(b, o.red.clean(rec.FinishReason))
+		b = appendString(b, o.red.String(rec.FinishReason))
 	}
 	b = appendIntField(b, "tool_calls", rec.ToolCalls)
 	b = append(b, `,"has_reasoning":`...)
-	b = strconv.AppendBool(b, rec.HasReasoning)
-	if o.keepText {
-		text, cutText := truncateUTF8(o.red.clean(rec.Text), o.maxText)
-		reasoning, cutReasoning := truncateUTF8(o.red.clean(rec.Reasoning), o.maxText)
-		b = append(b, `,"text":`...)
-		b = appendString(b, text)
-		b = append(b, `,"reasoning":`...)
-		b = appendString(b, reasoning)
-		b = append(b, `,"text_truncated":`...)
-		b = strconv.AppendBool(b, cutText || cutReasoning)
-	}
-	if o.keepTimeline {
-		b = append(b, `,"timeline":[`...)
-		for i, e := range rec.Timeline {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"at_ms":`...)
-			b = appendMS(b, e.At)
-			b = append(b, `,"at_ns":`...)
-			b = strconv.AppendInt(b, int64(e.At), 10)
-			b = append(b, `,"text":`...)
-			b = strconv.AppendBool(b, e.Text)
-			b = append(b, `,"tokens":`...)
-			b = strconv.AppendInt(b, int64(e.Tokens), 10)
-			b = append(b, `,"server_ns":`...)
-			b = strconv.AppendInt(b, e.ServerNS, 10)
-			b = append(b, '}')
+	return strconv.AppendBool(b, rec.HasReasoning)
+}
+
+// appendText appends text and reasoning, redacted then cut to maxText, and
+// whether either was cut.
+func appendText(b []byte, rec *stream.Record, o *encodeOptions) []byte {
+	text, cutText := truncate.UTF8(o.red.String(rec.Text), o.maxText)
+	reasoning, cutReasoning := truncate.UTF8(o.red.String(rec.Reasoning), o.maxText)
+	b = append(b, `,"text":`...)
+	b = appendString(b, text)
+	b = append(b, `,"reasoning":`...)
+	b = appendString(b, reasoning)
+	b = append(b, `,"text_truncated":`...)
+	return strconv.AppendBool(b, cutText || cutReasoning)
+}
+
+// appendTimeline appends one object per SSE event.
+func appendTimeline(b []byte, tl []stream.EventTime) []byte {
+	b = append(b, `,"timeline":[`...)
+	for i, e := range tl {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		b = append(b, `{"at_ms":`...)
+		b = appendMS(b, e.At)
+		b = append(b, `,"at_ns":`...)
+		b = strconv.AppendInt(b, int64(e.At), 10)
+		b = append(b, `,"text":`...)
+		b = strconv.AppendBool(b, e.Text)
+		b = append(b, `,"tokens":`...)
+		b = strconv.AppendInt(b, int64(e.Tokens), 10)
+		b = append(b, `,"server_ns":`...)
+		b = strconv.AppendInt(b, e.ServerNS, 10)
+		b = append(b, '}')
 	}
-	return append(b, "}\n"...)
+	return append(b, ']')
 }
 
 // appendHelperError appends a helper-level refusal: {"error":{"kind","message"}}.
@@ -189,18 +227,6 @@ func appendMS(b []byte, d time.Duration) []byte {
 // MS formats d as the helper's answers do: milliseconds rounded to the
 // microsecond, without trailing zeros.
 func MS(d time.Duration) string { return string(appendMS(nil, d)) }
-
-// truncateUTF8 cuts s to at most max bytes at a character boundary.
-func truncateUTF8(s string, max int) (string, bool) {
-	if max <= 0 || len(s) <= max {
-		return s, false
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut], true
-}
 
 const hexDigits = "0123456789abcdef"
 

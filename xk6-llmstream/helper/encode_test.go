@@ -140,7 +140,7 @@ func TestAppendRecordFull(t *testing.T) {
 	b := appendRecord(nil, fullRecord(), &encodeOptions{itl: true, keepText: true, keepTimeline: true, maxText: 1 << 20})
 	m := decodeAnswer(t, b)
 	want := map[string]any{
-		"ok": true, "api": "openai-chat", "model": "gpt-4o-mini", "status": 200.0, "error": nil,
+		"version": 1.0, "ok": true, "api": "openai-chat", "model": "gpt-4o-mini", "status": 200.0, "error": nil,
 		"start_unix_ns": 1764430000123456789.0,
 		"headers_ms":    1.234, "first_event_ms": 20.5, "ttft_ms": 20.512, "ttft_answer_ms": nil,
 		"tpot_ms": 8.003, "e2e_ms": 532.1,
@@ -155,29 +155,18 @@ func TestAppendRecordFull(t *testing.T) {
 		}
 	}
 	// start_unix_ns must be exact: decode it as an integer.
-	var exact struct {
-		Start    int64     `json:"start_unix_ns"`
-		ITL      []float64 `json:"itl_ms"`
-		ITLTok   []int     `json:"itl_tokens"`
-		Timeline []struct {
-			AtMS     float64 `json:"at_ms"`
-			AtNS     int64   `json:"at_ns"`
-			Text     bool    `json:"text"`
-			Tokens   int     `json:"tokens"`
-			ServerNS int64   `json:"server_ns"`
-		} `json:"timeline"`
-	}
+	var exact Answer
 	if err := json.Unmarshal(b, &exact); err != nil {
 		t.Fatal(err)
 	}
-	if exact.Start != 1764430000123456789 {
-		t.Errorf("start_unix_ns = %d", exact.Start)
+	if exact.StartUnixNS == nil || *exact.StartUnixNS != 1764430000123456789 {
+		t.Errorf("start_unix_ns = %v", exact.StartUnixNS)
 	}
-	if len(exact.ITL) != 3 || exact.ITL[0] != 8.1 || exact.ITL[1] != 7.9 || exact.ITL[2] != 0 {
-		t.Errorf("itl_ms = %v", exact.ITL)
+	if len(exact.ITLMS) != 3 || exact.ITLMS[0] != 8.1 || exact.ITLMS[1] != 7.9 || exact.ITLMS[2] != 0 {
+		t.Errorf("itl_ms = %v", exact.ITLMS)
 	}
-	if len(exact.ITLTok) != 3 || exact.ITLTok[1] != 2 {
-		t.Errorf("itl_tokens = %v", exact.ITLTok)
+	if len(exact.ITLTokens) != 3 || exact.ITLTokens[1] != 2 {
+		t.Errorf("itl_tokens = %v", exact.ITLTokens)
 	}
 	if len(exact.Timeline) != 2 || exact.Timeline[0].AtNS != 20500123 || exact.Timeline[0].AtMS != 20.5 ||
 		!exact.Timeline[0].Text || exact.Timeline[0].Tokens != 1 || exact.Timeline[0].ServerNS != 1764430000143000000 ||
@@ -247,9 +236,7 @@ func TestAppendRecordTruncatesText(t *testing.T) {
 
 func TestAppendHelperError(t *testing.T) {
 	t.Parallel()
-	var v struct {
-		Error struct{ Kind, Message string } `json:"error"`
-	}
+	var v Refusal
 	b := appendHelperError(nil, KindForbidden, `host "x" not "allowed"`)
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)

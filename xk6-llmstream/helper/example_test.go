@@ -34,22 +34,13 @@ func ExampleStart() {
 		panic(err)
 	}
 	defer resp.Body.Close()
-	var rec struct {
-		OK           bool      `json:"ok"`
-		API          string    `json:"api"`
-		Model        string    `json:"model"`
-		TTFT         *float64  `json:"ttft_ms"`
-		ITL          []float64 `json:"itl_ms"`
-		OutputTokens int       `json:"output_tokens"`
-		TokenSource  string    `json:"token_source"`
-		FinishReason string    `json:"finish_reason"`
-	}
+	var rec helper.Answer
 	if err := json.NewDecoder(resp.Body).Decode(&rec); err != nil {
 		panic(err)
 	}
 	fmt.Println(resp.StatusCode, rec.OK, rec.API, rec.Model)
-	fmt.Println("has ttft:", rec.TTFT != nil, "gaps:", len(rec.ITL))
-	fmt.Println("tokens:", rec.OutputTokens, rec.TokenSource, rec.FinishReason)
+	fmt.Println("has ttft:", rec.TTFTMS != nil, "gaps:", len(rec.ITLMS))
+	fmt.Println("tokens:", rec.OutputTokens, rec.TokenSource, *rec.FinishReason)
 	// Output:
 	// 200 true openai-chat gpt-4o-mini
 	// has ttft: true gaps: 7

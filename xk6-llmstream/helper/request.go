@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -54,7 +55,7 @@ type parsed struct {
 	req      *stream.Request
 	url      *url.URL
 	itl      bool
-	redactor redactor
+	redactor *redact.Redactor
 }
 
 // requestError is a helper-level refusal: an HTTP status and an error kind.
@@ -146,7 +147,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 			KeepTimeline:   sr.KeepTimeline,
 		},
 	}
-	p.redactor = newRedactor(h, u)
+	p.redactor = redact.New(h, u)
 	return p, nil
 }
 

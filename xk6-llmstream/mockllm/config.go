@@ -34,94 +34,94 @@ const maxOutputTokens = 1 << 20
 type Config struct {
 	// Seed derives every request's random source (with the request's arrival
 	// sequence number).
-	Seed uint64
+	Seed uint64 `json:"seed"`
 	// Slots is how many streams decode at once; the others wait FIFO. 0 means
 	// unlimited.
-	Slots int
+	Slots int `json:"slots"`
 	// SlotsPerModel gives each model its own pool of Slots (and its own queue)
 	// instead of one pool shared by all models.
-	SlotsPerModel bool
+	SlotsPerModel bool `json:"slots_per_model"`
 	// QueueLimit is how many requests may wait for a slot; the next ones are
 	// answered 429 with Retry-After. 0 means no limit.
-	QueueLimit int
+	QueueLimit int `json:"queue_limit"`
 	// RetryAfter is the Retry-After of 429 answers (rounded up to whole
 	// seconds); 0 means DefaultRetryAfter.
-	RetryAfter time.Duration
+	RetryAfter time.Duration `json:"retry_after"`
 	// APIKey, when set, is required on every /v1/ request as
 	// "Authorization: Bearer KEY" or "x-api-key: KEY"; others get 401. It never
 	// appears in any answer or log.
-	APIKey string
+	APIKey string `json:"api_key"`
 	// Default is the behaviour of every model not named in Models.
-	Default ModelConfig
+	Default ModelConfig `json:"default"`
 	// Models holds per-model behaviour, by the name requests use. When not
 	// empty, GET /v1/models lists these names. A request for a model not listed
 	// here is served with Default.
-	Models map[string]ModelConfig
+	Models map[string]ModelConfig `json:"models"`
 	// Log, when not nil, receives one JSON line per generation request (see
 	// RequestLog). It is written by one goroutine through a buffer that
 	// Server.Close flushes; the Server does not close it.
-	Log io.Writer
+	Log io.Writer `json:"-"`
 }
 
 // ModelConfig is how one model behaves.
 type ModelConfig struct {
 	// Prefill is the time from getting a slot to the first generated token.
-	Prefill Prefill
+	Prefill Prefill `json:"prefill"`
 	// ITL is the gap between consecutive token events (one decode step; an
 	// event may carry several tokens, see TokensPerEvent).
-	ITL ITL
+	ITL ITL `json:"itl"`
 	// Stall adds, before each token event after the first, with probability
 	// Stall.Prob, a gap of Stall.Duration: the long tail.
-	Stall Stall
+	Stall Stall `json:"stall"`
 	// DecodeSlowdown models batching: every ITL draw is multiplied by
 	// 1 + DecodeSlowdown × (active − 1), where active is the number of streams
 	// holding a slot of the same pool when the event is scheduled.
-	DecodeSlowdown float64
+	DecodeSlowdown float64 `json:"decode_slowdown"`
 	// OutputTokens is the answer length distribution. Unset, the answer fills
 	// the request's max_tokens, else is DefaultOutputTokens long. max_tokens
 	// (or max_completion_tokens) caps reasoning plus answer, and the finish
 	// reason is "length" ("max_tokens" for Anthropic) exactly when they reach
 	// it; vLLM's ignore_eos makes them reach it.
-	OutputTokens Count
+	OutputTokens Count `json:"output_tokens"`
 	// ReasoningTokens, when set, gives the model a reasoning phase of that many
 	// tokens before the answer (OpenAI chat: delta.reasoning_content; Anthropic:
 	// a thinking block). max_tokens caps reasoning plus answer.
-	ReasoningTokens Count
+	ReasoningTokens Count `json:"reasoning_tokens"`
 	// TokensPerEvent is how many tokens each event carries, drawn uniformly in
 	// [Min, Max] per event (speculative decoding). Zero means 1.
-	TokensPerEvent TokensPerEvent
+	TokensPerEvent TokensPerEvent `json:"tokens_per_event"`
 	// Echo makes the answer repeat the prompt's words instead of filler text.
-	Echo bool
+	Echo bool `json:"echo"`
 	// ReasoningField is the OpenAI chat delta field of reasoning text:
 	// "reasoning_content" (DeepSeek, the default) or "reasoning" (newer vLLM).
-	ReasoningField string
+	ReasoningField string `json:"reasoning_field"`
 	// Faults are the injected failure rates.
-	Faults Faults
+	Faults Faults `json:"faults"`
 }
 
 // Prefill is the prefill time: (Base + PerInputToken × input tokens) with
 // Jitter applied, capped at Max when Max > 0.
 type Prefill struct {
-	Base          time.Duration
-	PerInputToken time.Duration
-	Jitter        Jitter
-	Max           time.Duration
+	Base          time.Duration `json:"base"`
+	PerInputToken time.Duration `json:"per_input_token"`
+	Jitter        Jitter        `json:"jitter"`
+	Max           time.Duration `json:"max"`
 }
 
 // ITL is the inter-token latency: Base with Jitter applied, capped at Max when
 // Max > 0.
 type ITL struct {
-	Base   time.Duration
-	Jitter Jitter
-	Max    time.Duration
+	Base   time.Duration `json:"base"`
+	Jitter Jitter        `json:"jitter"`
+	Max    time.Duration `json:"max"`
 }
 
 // Stall is a rare long gap: with probability Prob before each token event after
 // the first, Duration (with Jitter applied) is added to the gap.
 type Stall struct {
-	Prob     float64
-	Duration time.Duration
-	Jitter   Jitter
+	Prob     float64       `json:"prob"`
+	Duration time.Duration `json:"duration"`
+	Jitter   Jitter        `json:"jitter"`
 }
 
 // JitterDist names a jitter distribution.
@@ -145,11 +145,11 @@ const (
 
 // Jitter is random variation around a base duration. The zero Jitter is none.
 type Jitter struct {
-	Dist   JitterDist
-	Sigma  float64       // lognormal shape
-	Stddev time.Duration // normal
-	Spread time.Duration // uniform half-width
-	Mean   time.Duration // exponential mean
+	Dist   JitterDist    `json:"dist"`
+	Sigma  float64       `json:"sigma"`  // lognormal shape
+	Stddev time.Duration `json:"stddev"` // normal
+	Spread time.Duration `json:"spread"` // uniform half-width
+	Mean   time.Duration `json:"mean"`   // exponential mean
 }
 
 // CountDist names a token-count distribution.
@@ -170,14 +170,14 @@ const (
 // Count is a token-count distribution. The zero Count is unset. Min and Max,
 // when > 0, clamp every draw (for CountUniform they are the bounds).
 type Count struct {
-	Dist   CountDist
-	Value  int
-	Min    int
-	Max    int
-	Median float64
-	Sigma  float64
-	Mean   float64
-	Stddev float64
+	Dist   CountDist `json:"dist"`
+	Value  int       `json:"value"`
+	Min    int       `json:"min"`
+	Max    int       `json:"max"`
+	Median float64   `json:"median"`
+	Sigma  float64   `json:"sigma"`
+	Mean   float64   `json:"mean"`
+	Stddev float64   `json:"stddev"`
 }
 
 // IsSet reports whether the distribution was configured.
@@ -188,31 +188,32 @@ func FixedCount(n int) Count { return Count{Dist: CountFixed, Value: n} }
 
 // TokensPerEvent is the range of tokens one event carries.
 type TokensPerEvent struct {
-	Min, Max int
+	Min int `json:"min"`
+	Max int `json:"max"`
 }
 
 // Faults are the rates (probabilities in [0, 1], summing to at most 1) of the
 // injected failures. At most one fault is injected per request.
 type Faults struct {
 	// HTTP429 answers 429 with Retry-After at once.
-	HTTP429 float64
+	HTTP429 float64 `json:"http_429"`
 	// HTTP5xx answers Status5xx at once.
-	HTTP5xx float64
+	HTTP5xx float64 `json:"http_5xx"`
 	// Status5xx is the status of the 5xx fault; 0 means DefaultStatus5xx.
-	Status5xx int
+	Status5xx int `json:"status_5xx"`
 	// Disconnect breaks the connection mid-stream, after at least one token.
 	// This and the other stream faults (Malformed, ErrorEvent, NotStreamed)
 	// spare requests that did not ask for a stream.
-	Disconnect float64
+	Disconnect float64 `json:"disconnect"`
 	// Malformed sends one event whose data is not valid JSON, mid-stream, then
 	// goes on.
-	Malformed float64
+	Malformed float64 `json:"malformed"`
 	// ErrorEvent ends the stream mid-way with an error event in the dialect's
 	// own shape.
-	ErrorEvent float64
+	ErrorEvent float64 `json:"error_event"`
 	// NotStreamed answers a streamed request with the whole non-streamed JSON
 	// answer (Content-Type application/json), when it would have ended.
-	NotStreamed float64
+	NotStreamed float64 `json:"not_streamed"`
 }
 
 // DefaultConfig returns the behaviour of `xk6-llmstream mock` without a

@@ -95,49 +95,13 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d diale
 	}
 	defer g.done()
 
-	if !s.keyOK(r) {
-		s.counters.unauthorized.Add(1)
-		g.fault = FaultUnauthorized
-		g.countFault(g.fault)
-		g.reject(http.StatusUnauthorized, "missing or wrong API key")
-		writeUnauthorized(w, d)
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		s.counters.badRequests.Add(1)
-		status := http.StatusBadRequest
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			status = http.StatusRequestEntityTooLarge
-		}
-		g.reject(status, "reading request body: "+err.Error())
-		writeError(w, d, status, "invalid_request", "reading request body: "+err.Error())
-		return
-	}
-	req, err := parseRequest(d, body)
-	if err != nil {
-		s.counters.badRequests.Add(1)
-		g.reject(http.StatusBadRequest, err.Error())
-		writeError(w, d, http.StatusBadRequest, "invalid_request", err.Error())
+	req, ok := g.admit(r)
+	if !ok {
 		return
 	}
 	g.plan(req)
 
-	switch g.fault {
-	case FaultHTTP429:
-		g.countFault(g.fault)
-		g.end(http.StatusTooManyRequests, "fault", "injected 429")
-		s.writeTooMany(w, d, "mock: injected rate limit")
-		return
-	case FaultHTTP5xx:
-		g.countFault(g.fault)
-		status := g.mc.Faults.Status5xx
-		if status == 0 {
-			status = DefaultStatus5xx
-		}
-		g.end(status, "fault", "injected "+strconv.Itoa(status))
-		writeError(w, d, status, "server_error", "mock: injected server error")
+	if g.injectFault() {
 		return
 	}
 
@@ -159,23 +123,8 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d diale
 	defer stop()
 
 	streaming := req.Stream && g.fault != FaultNotStreamed
-	if streaming {
-		g.rc = http.NewResponseController(w)
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		g.status = http.StatusOK
-		s.counters.streams.Add(1)
-		if err := g.rc.Flush(); err != nil {
-			cancel() // leave the queue, or give back a slot already granted
-			if g.p.wait(ctx, waiter) == nil {
-				g.p.release()
-			}
-			g.gone(err)
-			return
-		}
+	if streaming && !g.openStream(ctx, cancel, waiter) {
+		return
 	}
 	if err := g.p.wait(ctx, waiter); err != nil {
 		g.gone(err)
@@ -205,6 +154,87 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d diale
 	if g.fault == FaultNone || g.fault == FaultMalformed {
 		s.counters.completed.Add(1)
 	}
+}
+
+// admit checks the request's API key and reads and parses its body; when
+// one is wrong it answers the error (false).
+func (g *gen) admit(r *http.Request) (*genRequest, bool) {
+	s, w, d := g.s, g.w, g.d
+	if !s.keyOK(r) {
+		s.counters.unauthorized.Add(1)
+		g.fault = FaultUnauthorized
+		g.countFault(g.fault)
+		g.reject(http.StatusUnauthorized, "missing or wrong API key")
+		writeUnauthorized(w, d)
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		s.counters.badRequests.Add(1)
+		status := http.StatusBadRequest
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		g.reject(status, "reading request body: "+err.Error())
+		writeError(w, d, status, "invalid_request", "reading request body: "+err.Error())
+		return nil, false
+	}
+	req, err := parseRequest(d, body)
+	if err != nil {
+		s.counters.badRequests.Add(1)
+		g.reject(http.StatusBadRequest, err.Error())
+		writeError(w, d, http.StatusBadRequest, "invalid_request", err.Error())
+		return nil, false
+	}
+	return req, true
+}
+
+// injectFault answers the injected failures that come before any slot (429,
+// 5xx) and reports whether it did.
+func (g *gen) injectFault() bool {
+	s, w, d := g.s, g.w, g.d
+	switch g.fault {
+	case FaultHTTP429:
+		g.countFault(g.fault)
+		g.end(http.StatusTooManyRequests, "fault", "injected 429")
+		s.writeTooMany(w, d, "mock: injected rate limit")
+		return true
+	case FaultHTTP5xx:
+		g.countFault(g.fault)
+		status := g.mc.Faults.Status5xx
+		if status == 0 {
+			status = DefaultStatus5xx
+		}
+		g.end(status, "fault", "injected "+strconv.Itoa(status))
+		writeError(w, d, status, "server_error", "mock: injected server error")
+		return true
+	}
+
+	return false
+}
+
+// openStream sends the event-stream headers at once, before waiting for a
+// slot; when the client is gone it leaves the queue and reports false.
+func (g *gen) openStream(ctx context.Context, cancel context.CancelFunc, waiter *waiter) bool {
+	s, w := g.s, g.w
+	g.rc = http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	g.status = http.StatusOK
+	s.counters.streams.Add(1)
+	if err := g.rc.Flush(); err != nil {
+		cancel() // leave the queue, or give back a slot already granted
+		if g.p.wait(ctx, waiter) == nil {
+			g.p.release()
+		}
+		g.gone(err)
+		return false
+	}
+	return true
 }
 
 // plan draws everything random about the request except the per-event draws,

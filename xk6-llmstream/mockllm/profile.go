@@ -6,10 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
 )
+
+// A profile is JSON whose names are the json tags of Config and the types it
+// holds: a setting is declared once, in its struct. The decoder below walks
+// those tags; only what the format itself adds has code of its own: durations
+// as strings, null resetting a setting, the "models" overlay, counts given as a
+// number, and a "dist" replacing a distribution whole.
 
 // LoadProfile reads the JSON profile at path (format in docs/mock.md) over
 // DefaultConfig: fields the profile leaves out keep their default, a null
@@ -27,7 +34,8 @@ func LoadProfile(path string) (Config, error) {
 }
 
 // ParseProfile decodes a JSON profile over base and validates the result.
-// Errors name the field (as a dotted path) or the line and column.
+// Errors name the field (as a dotted path) or the line and column; an unknown
+// field is an error naming it.
 //
 // The "models" object overrides "default" per model: each model starts as a
 // copy of the resulting default, then takes the fields it sets.
@@ -35,56 +43,25 @@ func ParseProfile(data []byte, base Config) (Config, error) {
 	if err := checkSyntax(data); err != nil {
 		return Config{}, err
 	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return Config{}, errors.New("want a JSON object")
+	}
+	rawModels, hasModels := top["models"]
+	delete(top, "models")
 	cfg := base
+	if err := decodeMembers(top, reflect.ValueOf(&cfg).Elem()); err != nil {
+		return Config{}, err
+	}
 	models := make(map[string]ModelConfig, len(base.Models))
 	for k, v := range base.Models {
 		models[k] = v
 	}
-	var rawModels map[string]json.RawMessage
-	var modelOrder []string
-	err := decodeObject(data, fields{
-		"seed": func(r json.RawMessage) error {
-			var s uint64
-			err := json.Unmarshal(r, &s)
-			cfg.Seed = s
-			return err
-		},
-		"slots":           intField(&cfg.Slots),
-		"slots_per_model": boolField(&cfg.SlotsPerModel),
-		"queue_limit":     intField(&cfg.QueueLimit),
-		"retry_after":     durationField(&cfg.RetryAfter),
-		"api_key":         stringField(&cfg.APIKey),
-		"default":         cfg.Default.decoder(),
-		"models": func(r json.RawMessage) error {
-			if isNull(r) {
-				models = map[string]ModelConfig{}
-				return nil
-			}
-			if err := json.Unmarshal(r, &rawModels); err != nil {
-				return errors.New("want an object of model name → model settings")
-			}
-			for k := range rawModels {
-				modelOrder = append(modelOrder, k)
-			}
-			sort.Strings(modelOrder)
-			return nil
-		},
-	})
-	if err != nil {
-		return Config{}, err
-	}
-	for _, name := range modelOrder {
-		if name == "" {
-			return Config{}, errors.New("models: empty model name")
+	if hasModels {
+		var err error
+		if models, err = overlayModels(rawModels, models, cfg.Default); err != nil {
+			return Config{}, err
 		}
-		m, ok := models[name]
-		if !ok {
-			m = cfg.Default
-		}
-		if err := m.decoder()(rawModels[name]); err != nil {
-			return Config{}, wrapField(fmt.Sprintf("models.%q", name), err)
-		}
-		models[name] = m
 	}
 	cfg.Models = models
 	if len(cfg.Models) == 0 {
@@ -94,6 +71,32 @@ func ParseProfile(data []byte, base Config) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// overlayModels decodes the "models" object over models: a model it names and
+// models lacks starts as a copy of def. null empties models.
+func overlayModels(r json.RawMessage, models map[string]ModelConfig, def ModelConfig) (map[string]ModelConfig, error) {
+	if isNull(r) {
+		return map[string]ModelConfig{}, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(r, &raw); err != nil {
+		return nil, wrapField("models", errors.New("want an object of model name → model settings"))
+	}
+	for _, name := range sortedKeys(raw) {
+		if name == "" {
+			return nil, errors.New("models: empty model name")
+		}
+		m, ok := models[name]
+		if !ok {
+			m = def
+		}
+		if err := decodeSetting(raw[name], reflect.ValueOf(&m).Elem()); err != nil {
+			return nil, wrapField(fmt.Sprintf("models.%q", name), err)
+		}
+		models[name] = m
+	}
+	return models, nil
 }
 
 // checkSyntax reports a JSON syntax error with its line and column.
@@ -127,36 +130,97 @@ func lineCol(data []byte, off int64) (line, col int) {
 	return line, col
 }
 
-// fields maps the keys of a JSON object to their decoders.
-type fields map[string]func(json.RawMessage) error
+// profileDecoder is a setting whose profile form is not the plain object of
+// its fields.
+type profileDecoder interface {
+	decodeProfile(r json.RawMessage) error
+}
 
-// decodeObject decodes a JSON object key by key, in sorted order; an unknown
-// key is an error naming it.
-func decodeObject(data []byte, fs fields) error {
+// decodeSetting decodes one profile value over v (addressable): null resets v
+// to its zero value, a struct is decoded field by field by its json tags.
+func decodeSetting(r json.RawMessage, v reflect.Value) error {
+	if isNull(r) {
+		v.SetZero()
+		return nil
+	}
+	p := v.Addr().Interface()
+	switch p := p.(type) {
+	case profileDecoder:
+		return p.decodeProfile(r)
+	case *time.Duration:
+		return (*duration)(p).UnmarshalJSON(r)
+	}
+	if v.Kind() == reflect.Struct {
+		return decodeObject(r, v)
+	}
+	if err := json.Unmarshal(r, p); err != nil {
+		return typeErr(kindName(v.Kind()), r)
+	}
+	return nil
+}
+
+// decodeObject decodes a JSON object over the struct v.
+func decodeObject(r json.RawMessage, v reflect.Value) error {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := json.Unmarshal(r, &m); err != nil || m == nil {
 		return errors.New("want a JSON object")
 	}
+	return decodeMembers(m, v)
+}
+
+// decodeMembers decodes the members of a JSON object, in sorted order, into
+// the fields of the struct v that their json tags name; an unknown name is an
+// error naming it and the known ones.
+func decodeMembers(m map[string]json.RawMessage, v reflect.Value) error {
+	fields := tagged(v.Type())
+	for _, k := range sortedKeys(m) {
+		i, ok := fields[k]
+		if !ok {
+			return fmt.Errorf("unknown field %q (known: %s)", k, strings.Join(sortedKeys(fields), ", "))
+		}
+		if err := decodeSetting(m[k], v.Field(i)); err != nil {
+			return wrapField(k, err)
+		}
+	}
+	return nil
+}
+
+// tagged maps the json names of t's fields to their indexes; fields tagged
+// "-", untagged ones and "models" (see overlayModels) are not settings here.
+func tagged(t reflect.Type) map[string]int {
+	fields := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" && !(t == configType && name == "models") {
+			fields[name] = i
+		}
+	}
+	return fields
+}
+
+var configType = reflect.TypeFor[Config]()
+
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		f, ok := fs[k]
-		if !ok {
-			known := make([]string, 0, len(fs))
-			for n := range fs {
-				known = append(known, n)
-			}
-			sort.Strings(known)
-			return fmt.Errorf("unknown field %q (known: %s)", k, strings.Join(known, ", "))
-		}
-		if err := f(m[k]); err != nil {
-			return wrapField(k, err)
-		}
+	return keys
+}
+
+// kindName names the JSON a Go kind wants, for errors.
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	default:
+		return "an integer"
 	}
-	return nil
 }
 
 // fieldError is an error at a dotted path of a profile.
@@ -183,114 +247,27 @@ func typeErr(want string, r json.RawMessage) error {
 	return fmt.Errorf("want %s, got %s", want, bytes.TrimSpace(r))
 }
 
-// valueField decodes one JSON value into *p; null resets it to T's zero value.
-// want names the expected kind in errors ("an integer", "a number", ...).
-func valueField[T any](p *T, want string) func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			var zero T
-			*p = zero
+// duration is a profile's duration: a string such as "250ms" or "1.5s", or
+// the number 0.
+type duration time.Duration
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *duration) UnmarshalJSON(r []byte) error {
+	var s string
+	if err := json.Unmarshal(r, &s); err != nil {
+		var n float64
+		if json.Unmarshal(r, &n) == nil && n == 0 {
+			*d = 0
 			return nil
 		}
-		if err := json.Unmarshal(r, p); err != nil {
-			return typeErr(want, r)
-		}
-		return nil
+		return typeErr(`a duration string such as "250ms" or "1.5s"`, r)
 	}
-}
-
-func intField(p *int) func(json.RawMessage) error       { return valueField(p, "an integer") }
-func floatField(p *float64) func(json.RawMessage) error { return valueField(p, "a number") }
-func boolField(p *bool) func(json.RawMessage) error     { return valueField(p, "true or false") }
-func stringField(p *string) func(json.RawMessage) error { return valueField(p, "a string") }
-
-// durationField decodes a duration string such as "250ms" or "1.5s" (or the
-// number 0).
-func durationField(p *time.Duration) func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			*p = 0
-			return nil
-		}
-		var s string
-		if err := json.Unmarshal(r, &s); err != nil {
-			var n float64
-			if json.Unmarshal(r, &n) == nil && n == 0 {
-				*p = 0
-				return nil
-			}
-			return typeErr(`a duration string such as "250ms" or "1.5s"`, r)
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return fmt.Errorf("want a duration such as \"250ms\" or \"1.5s\": %w", err)
-		}
-		*p = d
-		return nil
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as \"250ms\" or \"1.5s\": %w", err)
 	}
-}
-
-// decoder returns the decoder of a model settings object into m.
-func (m *ModelConfig) decoder() func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			*m = ModelConfig{}
-			return nil
-		}
-		return decodeObject(r, fields{
-			"prefill": object(&m.Prefill, func(p *Prefill) fields {
-				return fields{
-					"base":            durationField(&p.Base),
-					"per_input_token": durationField(&p.PerInputToken),
-					"jitter":          p.Jitter.decoder(),
-					"max":             durationField(&p.Max),
-				}
-			}),
-			"itl": object(&m.ITL, func(p *ITL) fields {
-				return fields{
-					"base":   durationField(&p.Base),
-					"jitter": p.Jitter.decoder(),
-					"max":    durationField(&p.Max),
-				}
-			}),
-			"stall": object(&m.Stall, func(p *Stall) fields {
-				return fields{
-					"prob":     floatField(&p.Prob),
-					"duration": durationField(&p.Duration),
-					"jitter":   p.Jitter.decoder(),
-				}
-			}),
-			"decode_slowdown":  floatField(&m.DecodeSlowdown),
-			"output_tokens":    m.OutputTokens.decoder(),
-			"reasoning_tokens": m.ReasoningTokens.decoder(),
-			"tokens_per_event": m.TokensPerEvent.decoder(),
-			"echo":             boolField(&m.Echo),
-			"reasoning_field":  stringField(&m.ReasoningField),
-			"faults": object(&m.Faults, func(f *Faults) fields {
-				return fields{
-					"http_429":     floatField(&f.HTTP429),
-					"http_5xx":     floatField(&f.HTTP5xx),
-					"status_5xx":   intField(&f.Status5xx),
-					"disconnect":   floatField(&f.Disconnect),
-					"malformed":    floatField(&f.Malformed),
-					"error_event":  floatField(&f.ErrorEvent),
-					"not_streamed": floatField(&f.NotStreamed),
-				}
-			}),
-		})
-	}
-}
-
-// object decodes a settings object into *p field by field (null resets *p).
-func object[T any](p *T, fs func(*T) fields) func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			var zero T
-			*p = zero
-			return nil
-		}
-		return decodeObject(r, fs(p))
-	}
+	*d = duration(v)
+	return nil
 }
 
 // hasDist reports whether a settings object names its "dist": then it
@@ -304,85 +281,38 @@ func hasDist(r json.RawMessage) bool {
 	return ok
 }
 
-func (j *Jitter) decoder() func(json.RawMessage) error {
-	dec := object(j, func(j *Jitter) fields {
-		return fields{
-			"dist": func(r json.RawMessage) error {
-				var s string
-				err := stringField(&s)(r)
-				j.Dist = JitterDist(s)
-				return err
-			},
-			"sigma":  floatField(&j.Sigma),
-			"stddev": durationField(&j.Stddev),
-			"spread": durationField(&j.Spread),
-			"mean":   durationField(&j.Mean),
-		}
-	})
-	return func(r json.RawMessage) error {
-		if hasDist(r) {
-			*j = Jitter{}
-		}
-		return dec(r)
+func (j *Jitter) decodeProfile(r json.RawMessage) error {
+	if hasDist(r) {
+		*j = Jitter{}
 	}
+	return decodeObject(r, reflect.ValueOf(j).Elem())
 }
 
-// decoder decodes a count: a number (fixed) or a distribution object.
-func (c *Count) decoder() func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			*c = Count{}
-			return nil
-		}
-		var n int
-		if json.Unmarshal(r, &n) == nil {
-			*c = FixedCount(n)
-			return nil
-		}
-		if hasDist(r) {
-			*c = Count{}
-		}
-		err := object(c, func(c *Count) fields {
-			return fields{
-				"dist": func(r json.RawMessage) error {
-					var s string
-					err := stringField(&s)(r)
-					c.Dist = CountDist(s)
-					return err
-				},
-				"value":  intField(&c.Value),
-				"min":    intField(&c.Min),
-				"max":    intField(&c.Max),
-				"median": floatField(&c.Median),
-				"sigma":  floatField(&c.Sigma),
-				"mean":   floatField(&c.Mean),
-				"stddev": floatField(&c.Stddev),
-			}
-		})(r)
-		if err != nil {
-			return err
-		}
-		if c.Dist == "" {
-			return errors.New(`want an integer or an object with "dist" (fixed, uniform, lognormal or normal)`)
-		}
+// decodeProfile decodes a count: a number (fixed) or a distribution object.
+func (c *Count) decodeProfile(r json.RawMessage) error {
+	var n int
+	if json.Unmarshal(r, &n) == nil {
+		*c = FixedCount(n)
 		return nil
 	}
+	if hasDist(r) {
+		*c = Count{}
+	}
+	if err := decodeObject(r, reflect.ValueOf(c).Elem()); err != nil {
+		return err
+	}
+	if c.Dist == "" {
+		return errors.New(`want an integer or an object with "dist" (fixed, uniform, lognormal or normal)`)
+	}
+	return nil
 }
 
-// decoder decodes tokens per event: a number or {"min": a, "max": b}.
-func (t *TokensPerEvent) decoder() func(json.RawMessage) error {
-	return func(r json.RawMessage) error {
-		if isNull(r) {
-			*t = TokensPerEvent{}
-			return nil
-		}
-		var n int
-		if json.Unmarshal(r, &n) == nil {
-			*t = TokensPerEvent{Min: n, Max: n}
-			return nil
-		}
-		return object(t, func(t *TokensPerEvent) fields {
-			return fields{"min": intField(&t.Min), "max": intField(&t.Max)}
-		})(r)
+// decodeProfile decodes tokens per event: a number or {"min": a, "max": b}.
+func (t *TokensPerEvent) decodeProfile(r json.RawMessage) error {
+	var n int
+	if json.Unmarshal(r, &n) == nil {
+		*t = TokensPerEvent{Min: n, Max: n}
+		return nil
 	}
+	return decodeObject(r, reflect.ValueOf(t).Elem())
 }

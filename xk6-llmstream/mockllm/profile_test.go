@@ -3,6 +3,7 @@ package mockllm
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +185,51 @@ func FuzzParseProfile(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestUnknownFieldNamesFieldAndFile(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "typo.json")
+	if err := os.WriteFile(p, []byte(`{"default": {"faults": {"http_503": 0.1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadProfile(p)
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), `default.faults: unknown field "http_503"`) ||
+		!strings.Contains(err.Error(), "http_5xx") {
+		t.Errorf("error %v does not name the file, the field and the known fields", err)
+	}
+}
+
+// TestEverySettingHasAName checks that each field of the settings structs is
+// named in profiles by a json tag, so a new setting cannot be left out of the
+// profile format by accident.
+func TestEverySettingHasAName(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[Config](), reflect.TypeFor[ModelConfig](), reflect.TypeFor[Prefill](), reflect.TypeFor[ITL](),
+		reflect.TypeFor[Stall](), reflect.TypeFor[Jitter](), reflect.TypeFor[Count](), reflect.TypeFor[TokensPerEvent](), reflect.TypeFor[Faults](),
+	} {
+		for i := range typ.NumField() {
+			if f := typ.Field(i); f.Tag.Get("json") == "" {
+				t.Errorf("%s.%s has no json tag", typ.Name(), f.Name)
+			}
+		}
+	}
+}
+
+// TestProfileNullResets checks that null resets a setting, that a "dist"
+// replaces a distribution whole, and that other settings keep their default.
+func TestProfileNullResets(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseProfile([]byte(`{"seed": null, "default": {"itl": {"jitter": null, "max": "3ms"}, "output_tokens": null,
+		"prefill": {"jitter": {"dist": "normal", "stddev": "2ms"}}}}`), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cfg.Default
+	want := DefaultConfig().Default
+	if cfg.Seed != 0 || d.ITL.Jitter != (Jitter{}) || d.ITL.Max != 3*time.Millisecond || d.ITL.Base != want.ITL.Base ||
+		d.OutputTokens.IsSet() || d.Prefill.Jitter != (Jitter{Dist: JitterNormal, Stddev: 2 * time.Millisecond}) {
+		t.Errorf("config: %+v", cfg)
+	}
 }

@@ -85,21 +85,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	allow := append([]string(nil), cfg.Allow...)
-	useMock := cfg.Mock || cfg.MockProfile != ""
-	baseURL := strings.TrimSpace(lookupEnv(env, BaseURLEnv))
-	why := "--mock"
-	if baseURL == "" {
-		useMock, why = true, BaseURLEnv+" is not set"
-	}
-	if !useMock {
-		u, err := url.Parse(baseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return 0, fmt.Errorf("%s=%q is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redactURL(baseURL))
-		}
-		allow = append(allow, allowEntry(u))
-	}
-	allowList, err := helper.ParseAllowList(allow...)
+	useMock, why, allowList, err := chooseUpstream(cfg, env)
 	if err != nil {
 		return 0, err
 	}
@@ -126,17 +112,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	level := slog.LevelWarn
-	if cfg.Verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(&prefixWriter{w: stderr, prefix: "xk6-llmstream: helper: "},
-		&slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
-	opts := append([]helper.Option{
-		helper.WithToken(token),
-		helper.WithAllowList(allowList),
-		helper.WithLogger(logger),
-	}, cfg.HelperOptions...)
+	opts := helperOptions(cfg, token, allowList, stderr)
 	hs, err := helper.Start(helper.DefaultAddr, opts...)
 	if err != nil {
 		return 0, err
@@ -154,11 +130,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	env = setEnv(env, HelperTokenEnv, token)
 	say("helper at %s (upstreams allowed: %s), given to k6 as %s", hs.URL(), allowList, HelperEnv)
 
-	cmd := exec.Command(k6, append([]string{"run"}, cfg.Args...)...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
-	cmd.WaitDelay = WaitDelay
-	prepare(cmd)
+	cmd := k6Command(k6, cfg, env)
 	say("running %s run …", k6)
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("starting k6 (%s): %w", k6, err)
@@ -170,6 +142,64 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	reportExit(code, say)
+	return code, nil
+}
+
+// chooseUpstream decides whether the run uses the mock (and why: --mock, or
+// no LLM_BASE_URL) and builds the helper's allow-list: cfg.Allow, plus the
+// host of LLM_BASE_URL when the run uses it.
+func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowList *helper.AllowList, err error) {
+	allow := append([]string(nil), cfg.Allow...)
+	useMock = cfg.Mock || cfg.MockProfile != ""
+	baseURL := strings.TrimSpace(lookupEnv(env, BaseURLEnv))
+	why = "--mock"
+	if baseURL == "" {
+		useMock, why = true, BaseURLEnv+" is not set"
+	}
+	if !useMock {
+		u, err := url.Parse(baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return false, "", nil, fmt.Errorf("%s=%q is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redactURL(baseURL))
+		}
+		allow = append(allow, allowEntry(u))
+	}
+	allowList, err = helper.ParseAllowList(allow...)
+	if err != nil {
+		return false, "", nil, err
+	}
+	return useMock, why, allowList, nil
+}
+
+// helperOptions are the helper's options for one run: its token and
+// allow-list, a logger prefixed on stderr (debug with Verbose), then
+// cfg.HelperOptions.
+func helperOptions(cfg Config, token string, allowList *helper.AllowList, stderr io.Writer) []helper.Option {
+	level := slog.LevelWarn
+	if cfg.Verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(&prefixWriter{w: stderr, prefix: "xk6-llmstream: helper: "},
+		&slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
+	return append([]helper.Option{
+		helper.WithToken(token),
+		helper.WithAllowList(allowList),
+		helper.WithLogger(logger),
+	}, cfg.HelperOptions...)
+}
+
+// k6Command is `k6 run ARGS` with env and cfg's standard streams.
+func k6Command(k6 string, cfg Config, env []string) *exec.Cmd {
+	cmd := exec.Command(k6, append([]string{"run"}, cfg.Args...)...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
+	cmd.WaitDelay = WaitDelay
+	prepare(cmd)
+	return cmd
+}
+
+// reportExit says how k6 exited.
+func reportExit(code int, say func(string, ...any)) {
 	switch code {
 	case 0:
 	case ExitThresholdsFailed:
@@ -177,7 +207,6 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	default:
 		say("k6 exited with code %d", code)
 	}
-	return code, nil
 }
 
 // supervise waits for k6 to exit, forwarding signals and the end of ctx.

@@ -31,78 +31,13 @@ func (a *anthropicDecoder) decode(ev *Event, d *delta) error {
 	}
 	switch typ {
 	case "message_start":
-		d.shape = AnthropicMessages
-		m, err := getObject(v, "message")
-		if err != nil || m == nil {
-			return err
-		}
-		model, err := getString(m, "model")
-		if err != nil {
-			return err
-		}
-		d.model = model
-		u, err := getObject(m, "usage")
-		if err != nil || u == nil {
-			return err
-		}
-		d.input, d.hasInput, err = anthropicInput(u)
-		return err
+		return anthropicMessageStart(v, d)
 	case "content_block_start":
-		b, err := getObject(v, "content_block")
-		if err != nil || b == nil {
-			return err
-		}
-		switch bt := string(b.GetStringBytes("type")); bt {
-		case "text":
-			d.answer, err = getString(b, "text")
-		case "thinking":
-			d.reasoning, err = getString(b, "thinking")
-		case "tool_use", "server_tool_use", "mcp_tool_use":
-			d.newTools = 1
-			var name []byte
-			name, err = getString(b, "name")
-			d.toolText = len(name) > 0
-		}
-		return err
+		return anthropicBlockStart(v, d)
 	case "content_block_delta":
-		dl, err := getObject(v, "delta")
-		if err != nil || dl == nil {
-			return err
-		}
-		switch string(dl.GetStringBytes("type")) {
-		case "text_delta":
-			d.answer, err = getString(dl, "text")
-		case "thinking_delta":
-			d.reasoning, err = getString(dl, "thinking")
-		case "input_json_delta":
-			var js []byte
-			js, err = getString(dl, "partial_json")
-			d.toolText = len(js) > 0
-		}
-		return err
+		return anthropicBlockDelta(v, d)
 	case "message_delta":
-		dl, err := getObject(v, "delta")
-		if err != nil {
-			return err
-		}
-		if dl != nil {
-			stop, err := getString(dl, "stop_reason")
-			if err != nil {
-				return err
-			}
-			if len(stop) > 0 {
-				d.finish, d.end = string(stop), true
-			}
-		}
-		u, err := getObject(v, "usage")
-		if err != nil || u == nil {
-			return err
-		}
-		if d.output, d.hasOutput, err = getInt(u, "output_tokens"); err != nil {
-			return err
-		}
-		d.input, d.hasInput, err = anthropicInput(u)
-		return err
+		return anthropicMessageDelta(v, d)
 	case "message_stop":
 		d.end, d.terminal = true, true
 	case "error":
@@ -118,6 +53,91 @@ func (a *anthropicDecoder) decode(ev *Event, d *delta) error {
 		return fmt.Errorf("event has no \"type\" field and no SSE event name")
 	}
 	return nil
+}
+
+// anthropicMessageStart decodes message_start: the model and the input tokens.
+func anthropicMessageStart(v *fastjson.Value, d *delta) error {
+	d.shape = AnthropicMessages
+	m, err := getObject(v, "message")
+	if err != nil || m == nil {
+		return err
+	}
+	model, err := getString(m, "model")
+	if err != nil {
+		return err
+	}
+	d.model = model
+	u, err := getObject(m, "usage")
+	if err != nil || u == nil {
+		return err
+	}
+	d.input, d.hasInput, err = anthropicInput(u)
+	return err
+}
+
+// anthropicBlockStart decodes content_block_start: the first text, thinking or tool call of a block.
+func anthropicBlockStart(v *fastjson.Value, d *delta) error {
+	b, err := getObject(v, "content_block")
+	if err != nil || b == nil {
+		return err
+	}
+	switch bt := string(b.GetStringBytes("type")); bt {
+	case "text":
+		d.answer, err = getString(b, "text")
+	case "thinking":
+		d.reasoning, err = getString(b, "thinking")
+	case "tool_use", "server_tool_use", "mcp_tool_use":
+		d.newTools = 1
+		var name []byte
+		name, err = getString(b, "name")
+		d.toolText = len(name) > 0
+	}
+	return err
+}
+
+// anthropicBlockDelta decodes content_block_delta: more text, thinking or tool-call arguments.
+func anthropicBlockDelta(v *fastjson.Value, d *delta) error {
+	dl, err := getObject(v, "delta")
+	if err != nil || dl == nil {
+		return err
+	}
+	switch string(dl.GetStringBytes("type")) {
+	case "text_delta":
+		d.answer, err = getString(dl, "text")
+	case "thinking_delta":
+		d.reasoning, err = getString(dl, "thinking")
+	case "input_json_delta":
+		var js []byte
+		js, err = getString(dl, "partial_json")
+		d.toolText = len(js) > 0
+	}
+	return err
+}
+
+// anthropicMessageDelta decodes message_delta: the stop reason and the usage so far.
+func anthropicMessageDelta(v *fastjson.Value, d *delta) error {
+	dl, err := getObject(v, "delta")
+	if err != nil {
+		return err
+	}
+	if dl != nil {
+		stop, err := getString(dl, "stop_reason")
+		if err != nil {
+			return err
+		}
+		if len(stop) > 0 {
+			d.finish, d.end = string(stop), true
+		}
+	}
+	u, err := getObject(v, "usage")
+	if err != nil || u == nil {
+		return err
+	}
+	if d.output, d.hasOutput, err = getInt(u, "output_tokens"); err != nil {
+		return err
+	}
+	d.input, d.hasInput, err = anthropicInput(u)
+	return err
 }
 
 // anthropicInput returns the prompt tokens the server processed: Anthropic

@@ -3,6 +3,8 @@ package stream
 import (
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 )
 
 // builder accumulates a Record from decoded events and their read times, then
@@ -14,7 +16,7 @@ type builder struct {
 	keepText     bool
 	keepTimeline bool
 	reqModel     string
-	scrub        *scrubber // nil: only key-shaped strings are removed
+	scrub        *redact.Redactor // nil: only key-shaped strings are removed
 
 	text, reasoning strings.Builder
 
@@ -59,10 +61,27 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 		if b.keepTimeline {
 			r.Timeline = append(r.Timeline, EventTime{At: at})
 		}
-		data := b.scrub.scrub(string(ev.Data))
+		data := b.scrub.String(string(ev.Data))
 		b.fail(KindMalformed, "event %d (line %d): %v; data: %s", r.Events, ev.Line, err, snippet([]byte(data)))
 		return r.Err
 	}
+	b.takeMeta(d)
+	isText := b.takeText(d, at)
+	tokens := b.takeUsage(d, isText)
+	if b.keepTimeline {
+		r.Timeline = append(r.Timeline, EventTime{At: at, Text: isText, Tokens: tokens, ServerNS: d.serverNS})
+	}
+	if d.isStreamErr {
+		b.fail(KindStreamError, "%s", d.streamErr)
+		return r.Err
+	}
+	return nil
+}
+
+// takeMeta keeps what an event says about the stream: its dialect, model and
+// finish reason, and whether it ended the stream.
+func (b *builder) takeMeta(d *delta) {
+	r := b.rec
 	if r.Dialect == DialectAuto && d.shape != "" {
 		r.Dialect = d.shape
 	}
@@ -74,7 +93,12 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 	}
 	b.end = b.end || d.end
 	b.terminal = b.terminal || d.terminal
+}
 
+// takeText counts an event's generated text (answer, reasoning or tool-call
+// arguments) and its time (TTFT, ITL), and reports whether it had any.
+func (b *builder) takeText(d *delta, at time.Duration) bool {
+	r := b.rec
 	isReasoning := len(d.reasoning) > 0
 	isAnswer := len(d.answer) > 0 || d.toolText
 	isText := isReasoning || isAnswer
@@ -102,7 +126,12 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 			b.reasoning.Write(d.reasoning)
 		}
 	}
+	return isText
+}
 
+// takeUsage keeps an event's token counts and returns the output tokens it
+// carried (0 unless the server reports cumulative counts).
+func (b *builder) takeUsage(d *delta, isText bool) int {
 	tokens := 0
 	if d.hasOutput {
 		tokens = d.output - b.cum
@@ -122,14 +151,7 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 			b.perEvent, b.textTokens = false, nil
 		}
 	}
-	if b.keepTimeline {
-		r.Timeline = append(r.Timeline, EventTime{At: at, Text: isText, Tokens: tokens, ServerNS: d.serverNS})
-	}
-	if d.isStreamErr {
-		b.fail(KindStreamError, "%s", d.streamErr)
-		return r.Err
-	}
-	return nil
+	return tokens
 }
 
 // fail records the request's error; the first error wins. The message is
@@ -139,7 +161,7 @@ func (b *builder) fail(kind ErrorKind, format string, args ...any) {
 		return
 	}
 	b.failed = true
-	msg := truncate(b.scrub.scrub(sprintf(format, args...)), maxMessage)
+	msg := truncateMessage(b.scrub.String(sprintf(format, args...)), maxMessage)
 	b.rec.Err = &Error{Kind: kind, Message: msg}
 }
 

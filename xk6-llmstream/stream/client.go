@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 )
 
 // Request is one streaming request for Client.Do.
@@ -119,7 +121,7 @@ type call struct {
 	b      *builder
 	parent context.Context
 	ctx    context.Context
-	scrub  *scrubber
+	scrub  *redact.Redactor
 
 	total, idle time.Duration
 	idleTimer   *time.Timer
@@ -131,40 +133,13 @@ func (cl *call) since() time.Duration { return cl.c.cfg.now().Sub(cl.start) }
 
 func (cl *call) run(body []byte) {
 	rec, b := cl.rec, cl.b
-	u, err := url.Parse(cl.req.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		b.fail(KindInvalidRequest, "URL %q is not an absolute http or https URL", redactURL(cl.req.URL))
-		b.finish(false, false)
-		return
-	}
 	ctx, cancel := context.WithCancelCause(cl.parent)
 	defer cancel(nil)
 	cl.ctx = ctx
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.req.URL, bytes.NewReader(body))
-	if err != nil {
-		b.fail(KindInvalidRequest, "cannot build the request to %s: %v", redactURL(cl.req.URL), err)
-		b.finish(false, false)
+	hreq, ok := cl.newHTTPRequest(ctx, body)
+	if !ok {
 		return
 	}
-	if err := checkHeader(cl.req.Header); err != nil {
-		b.fail(KindInvalidRequest, "%v", err)
-		b.finish(false, false)
-		return
-	}
-	for k, vs := range cl.req.Header {
-		if strings.EqualFold(k, "Host") && len(vs) > 0 {
-			hreq.Host = vs[0]
-			continue
-		}
-		hreq.Header[k] = append([]string(nil), vs...)
-	}
-	if hreq.Header.Get("Content-Type") == "" {
-		hreq.Header.Set("Content-Type", "application/json")
-	}
-	if hreq.Header.Get("Accept") == "" {
-		hreq.Header.Set("Accept", "text/event-stream")
-	}
-
 	totalTimer := time.AfterFunc(cl.total, func() { cancel(errTotalTimeout) })
 	defer totalTimer.Stop()
 	cl.idleTimer = time.AfterFunc(cl.idle, func() { cancel(errIdleTimeout) })
@@ -197,6 +172,50 @@ func (cl *call) run(body []byte) {
 		return
 	}
 
+	cl.readStream(resp, tb)
+}
+
+// newHTTPRequest builds the upstream request with the caller's headers; when
+// the URL or a header is invalid it fails and finishes the record (false).
+func (cl *call) newHTTPRequest(ctx context.Context, body []byte) (*http.Request, bool) {
+	b := cl.b
+	u, err := url.Parse(cl.req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		b.fail(KindInvalidRequest, "URL %q is not an absolute http or https URL", redactURL(cl.req.URL))
+		b.finish(false, false)
+		return nil, false
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.req.URL, bytes.NewReader(body))
+	if err != nil {
+		b.fail(KindInvalidRequest, "cannot build the request to %s: %v", redactURL(cl.req.URL), err)
+		b.finish(false, false)
+		return nil, false
+	}
+	if err := checkHeader(cl.req.Header); err != nil {
+		b.fail(KindInvalidRequest, "%v", err)
+		b.finish(false, false)
+		return nil, false
+	}
+	for k, vs := range cl.req.Header {
+		if strings.EqualFold(k, "Host") && len(vs) > 0 {
+			hreq.Host = vs[0]
+			continue
+		}
+		hreq.Header[k] = append([]string(nil), vs...)
+	}
+	if hreq.Header.Get("Content-Type") == "" {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	if hreq.Header.Get("Accept") == "" {
+		hreq.Header.Set("Accept", "text/event-stream")
+	}
+	return hreq, true
+}
+
+// readStream reads and decodes the event stream of a 2xx text/event-stream
+// answer, then finishes the record.
+func (cl *call) readStream(resp *http.Response, tb *timedBody) {
+	rec, b := cl.rec, cl.b
 	src, err := decodeContent(resp.Header.Get("Content-Encoding"), tb)
 	if err != nil {
 		rec.E2E = cl.since()

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 )
 
 const testKey = "sk-test-0123456789abcdefABCDEF"
@@ -397,8 +399,9 @@ func TestDoErrorKinds(t *testing.T) {
 			mod:  func(q *Request) { q.Header.Set("X-Custom", "custom-secret-value-42") },
 			kind: KindHTTP5xx, msg: []string{"HTTP 503", "overloaded", "…"},
 			check: func(t *testing.T, r *Record) {
-				if strings.Contains(r.Err.Message, "custom-secret-value-42") || r.Status != 503 {
-					t.Errorf("header value leaked or status %d: %q", r.Status, r.Err.Message)
+				if strings.Contains(r.Err.Message, "custom-secret-value-42") || strings.Contains(r.Err.Message, testKey) ||
+					!strings.Contains(r.Err.Message, redact.Marker) || r.Status != 503 {
+					t.Errorf("secret leaked, no %s marker, or status %d: %q", redact.Marker, r.Status, r.Err.Message)
 				}
 			}},
 		{name: "gzip body", kind: "",

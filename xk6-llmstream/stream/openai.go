@@ -52,63 +52,78 @@ func (o *openAIDecoder) decode(ev *Event, d *delta) error {
 	d.model = model
 	ans, reas := o.ans[:0], o.reas[:0]
 	for i, ch := range choices {
-		if ch.Type() != fastjson.TypeObject {
-			return fmt.Errorf("choices[%d] is a JSON %s, want an object", i, ch.Type())
-		}
-		fin, err := getString(ch, "finish_reason")
-		if err != nil {
+		if ans, reas, err = o.choice(i, ch, ans, reas, d); err != nil {
 			return err
-		}
-		if len(fin) > 0 {
-			d.finish = string(fin)
-			d.end = true
-		}
-		if t := ch.Get("text"); t != nil {
-			d.shape = OpenAICompletions
-			if ans, err = appendText(ans, ch, "text"); err != nil {
-				return err
-			}
-		}
-		dl, err := getObject(ch, "delta")
-		if err != nil {
-			return err
-		}
-		if dl != nil {
-			d.shape = OpenAIChat
-		} else if dl, err = getObject(ch, "message"); err != nil {
-			return err
-		}
-		if dl == nil {
-			continue
-		}
-		if ans, err = appendText(ans, dl, "content"); err != nil {
-			return err
-		}
-		if ans, err = appendText(ans, dl, "refusal"); err != nil {
-			return err
-		}
-		if reas, err = appendText(reas, dl, "reasoning_content"); err != nil {
-			return err
-		}
-		if reas, err = appendText(reas, dl, "reasoning"); err != nil {
-			return err
-		}
-		calls, err := getArray(dl, "tool_calls")
-		if err != nil {
-			return err
-		}
-		if len(calls) > 0 {
-			choice, _, err := getInt(ch, "index")
-			if err != nil {
-				return err
-			}
-			if err := o.toolCalls(calls, choice, d); err != nil {
-				return err
-			}
 		}
 	}
 	o.ans, o.reas = ans, reas
 	d.answer, d.reasoning = ans, reas
+	return openAIUsage(v, d)
+}
+
+// choice decodes one element of "choices": its finish reason, its text
+// (completions), its delta or message (chat: answer, refusal, reasoning, tool
+// calls), appending answer and reasoning text to ans and reas.
+func (o *openAIDecoder) choice(i int, ch *fastjson.Value, ans, reas []byte, d *delta) ([]byte, []byte, error) {
+	if ch.Type() != fastjson.TypeObject {
+		return ans, reas, fmt.Errorf("choices[%d] is a JSON %s, want an object", i, ch.Type())
+	}
+	fin, err := getString(ch, "finish_reason")
+	if err != nil {
+		return ans, reas, err
+	}
+	if len(fin) > 0 {
+		d.finish = string(fin)
+		d.end = true
+	}
+	if t := ch.Get("text"); t != nil {
+		d.shape = OpenAICompletions
+		if ans, err = appendText(ans, ch, "text"); err != nil {
+			return ans, reas, err
+		}
+	}
+	dl, err := getObject(ch, "delta")
+	if err != nil {
+		return ans, reas, err
+	}
+	if dl != nil {
+		d.shape = OpenAIChat
+	} else if dl, err = getObject(ch, "message"); err != nil {
+		return ans, reas, err
+	}
+	if dl == nil {
+		return ans, reas, nil
+	}
+	if ans, err = appendText(ans, dl, "content"); err != nil {
+		return ans, reas, err
+	}
+	if ans, err = appendText(ans, dl, "refusal"); err != nil {
+		return ans, reas, err
+	}
+	if reas, err = appendText(reas, dl, "reasoning_content"); err != nil {
+		return ans, reas, err
+	}
+	if reas, err = appendText(reas, dl, "reasoning"); err != nil {
+		return ans, reas, err
+	}
+	calls, err := getArray(dl, "tool_calls")
+	if err != nil {
+		return ans, reas, err
+	}
+	if len(calls) > 0 {
+		choice, _, err := getInt(ch, "index")
+		if err != nil {
+			return ans, reas, err
+		}
+		if err := o.toolCalls(calls, choice, d); err != nil {
+			return ans, reas, err
+		}
+	}
+	return ans, reas, nil
+}
+
+// openAIUsage decodes the "usage" object of a chunk, when it has one.
+func openAIUsage(v *fastjson.Value, d *delta) error {
 	u, err := getObject(v, "usage")
 	if err != nil || u == nil {
 		return err

@@ -33,7 +33,7 @@ func (cl *call) httpError(resp *http.Response, tb *timedBody) {
 		where += fmt.Sprintf(" (Retry-After: %s)", firstBytes([]byte(ra), 40))
 	}
 	// Scrub before cutting, so that no part of a secret survives the cut.
-	msg = cl.scrub.scrub(msg)
+	msg = cl.scrub.String(msg)
 	b.fail(HTTPKind(resp.StatusCode), "HTTP %d %s%s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), where, msg)
 	b.finish(false, false)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/percentile"
 )
 
 // MinNForP999 is the smallest number of values for which a Summary reports
@@ -26,17 +28,7 @@ func Summarize(ds []time.Duration) Summary {
 	}
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return Summary{N: len(s), P50: quantile(s, 0.50), P99: quantile(s, 0.99), P999: quantile(s, 0.999), Max: s[len(s)-1]}
-}
-
-func quantile(sorted []time.Duration, p float64) time.Duration {
-	r := p * float64(len(sorted)-1)
-	lo := int(r)
-	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	f := r - float64(lo)
-	return sorted[lo] + time.Duration(f*float64(sorted[lo+1]-sorted[lo]))
+	return Summary{N: len(s), P50: percentile.K6(s, 50), P99: percentile.K6(s, 99), P999: percentile.K6(s, 99.9), Max: s[len(s)-1]}
 }
 
 // HasP999 reports whether there are enough values (MinNForP999) for P999 to

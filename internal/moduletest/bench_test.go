@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 )
 
 // BenchmarkModuleRequest measures what one chat() costs the VU besides the

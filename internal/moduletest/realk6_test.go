@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 

@@ -31,7 +31,7 @@
 //
 // Run it with (how to read the tables: docs/runner.md):
 //
-//	go test ./xk6-llmstream/bench -run '^$' -bench . -benchtime 1x
+//	go test ./internal/bench -run '^$' -bench . -benchtime 1x
 //
 // Environment: K6_BIN (enables path c), LLMSTREAM_BENCH_ITL (default 20ms),
 // LLMSTREAM_BENCH_TOKENS (default 50), LLMSTREAM_BENCH_ROUNDS (requests per

@@ -2,12 +2,13 @@ package k6sim
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/percentile"
 )
 
 // ThresholdResult is the evaluation of one threshold expression.
@@ -212,27 +213,10 @@ func aggregate(e thresholdExpr, typ MetricType, vals []float64, elapsed time.Dur
 	case "max":
 		return s[n-1]
 	case "med":
-		return Percentile(s, 50)
+		return percentile.K6(s, 50)
 	default:
-		return Percentile(s, e.p)
+		return percentile.K6(s, e.p)
 	}
-}
-
-// Percentile returns the p-th percentile (0..100) of sorted values, linearly
-// interpolated at rank p/100·(n−1), the way k6 computes p(N). It returns 0 for
-// no values.
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	rank := p / 100 * float64(n-1)
-	lo := int(math.Floor(rank))
-	if lo >= n-1 {
-		return sorted[n-1]
-	}
-	frac := rank - float64(lo)
-	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
 }
 
 func sum(v []float64) float64 {

@@ -304,21 +304,9 @@ func bareStreamer(r *result, c *http.Client, mockURL string, s settings) streame
 	}
 }
 
-// helperAnswer is what path (b) reads of the helper's answer.
-type helperAnswer struct {
-	OK       bool  `json:"ok"`
-	StartNS  int64 `json:"start_unix_ns"`
-	Error    *struct{ Kind, Message string }
-	Timeline []struct {
-		AtNS     int64 `json:"at_ns"`
-		Text     bool  `json:"text"`
-		ServerNS int64 `json:"server_ns"`
-	} `json:"timeline"`
-}
-
 // addAnswer adds one request made through the helper to r: its error, or the
 // stream its timeline describes. The caller holds r's lock.
-func (r *result) addAnswer(a *helperAnswer, err error, s settings) {
+func (r *result) addAnswer(a *helper.Answer, err error, s settings) {
 	r.requests++
 	switch {
 	case err != nil:
@@ -330,7 +318,7 @@ func (r *result) addAnswer(a *helperAnswer, err error, s settings) {
 		for i, e := range a.Timeline {
 			events[i] = Event{At: time.Duration(e.AtNS), ServerNS: e.ServerNS, Text: e.Text}
 		}
-		r.addStream(a.StartNS, events, s)
+		r.addStream(*a.StartUnixNS, events, s)
 	}
 }
 
@@ -344,7 +332,7 @@ func helperStreamer(r *result, c *http.Client, helperURL, mockURL string, s sett
 	var mu sync.Mutex
 	return func(record bool) {
 		resp, err := c.Post(helperURL+helper.StreamPath, "application/json", bytes.NewReader(req))
-		var a helperAnswer
+		var a helper.Answer
 		if err == nil {
 			if resp.StatusCode != 200 {
 				err = fmt.Errorf("helper status %d", resp.StatusCode)
@@ -599,7 +587,7 @@ func BenchmarkSlowStreams(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			resp, err := c.Post(hs.URL()+helper.StreamPath, "application/json", bytes.NewReader(req))
-			var a helperAnswer
+			var a helper.Answer
 			if err == nil {
 				err = json.NewDecoder(resp.Body).Decode(&a)
 				resp.Body.Close()

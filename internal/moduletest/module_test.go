@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 )
 
 const testKey = "sk-test-DO-NOT-LEAK-1234"

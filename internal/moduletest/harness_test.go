@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 )
 
 // modulePath is the absolute path of llmstream.js.
 var modulePath = func() string {
-	p, err := filepath.Abs("../llmstream.js")
+	p, err := filepath.Abs("../../xk6-llmstream/llmstream.js")
 	if err != nil {
 		panic(err)
 	}

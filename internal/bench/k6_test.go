@@ -58,7 +58,7 @@ func newK6Path(b *testing.B, mockURL string, s settings) *k6Path {
 	if bin == "" {
 		return nil
 	}
-	module, err := filepath.Abs(filepath.Join("..", "llmstream.js"))
+	module, err := filepath.Abs(filepath.Join("..", "..", "xk6-llmstream", "llmstream.js"))
 	if err != nil {
 		b.Fatal(err)
 	}

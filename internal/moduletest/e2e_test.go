@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/k6sim"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
@@ -69,13 +69,6 @@ func fixedModel(prefill, itl time.Duration, tokens int) mockllm.ModelConfig {
 		ITL:          mockllm.ITL{Base: itl},
 		OutputTokens: mockllm.FixedCount(tokens),
 	}
-}
-
-type timelineEvent struct {
-	AtMS     float64 `json:"at_ms"`
-	Text     bool    `json:"text"`
-	Tokens   int     `json:"tokens"`
-	ServerNS int64   `json:"server_ns"`
 }
 
 // e2eScript sends one request per (api, model) with the timeline kept.
@@ -219,9 +212,9 @@ func expandITL(itl []float64, toks []int) []float64 {
 // write stamps of the text events.
 func checkGroundTruth(t *testing.T, r jsResult, model string) {
 	t.Helper()
-	var text []timelineEvent
+	var text []helper.EventTime
 	for _, raw := range r.Timeline {
-		var e timelineEvent
+		var e helper.EventTime
 		if err := json.Unmarshal(raw, &e); err != nil {
 			t.Fatalf("timeline entry %s: %v", raw, err)
 		}

@@ -1,0 +1,119 @@
+// Package redact removes the secrets of one request from the strings the k6
+// side hands back: the engine's error messages and the helper's answers (model,
+// finish reason, text). It is the one redaction rule of the project: the
+// engine and the helper both use it, with one marker.
+package redact
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Marker replaces every secret.
+const Marker = "[REDACTED]"
+
+// MinSecret is the length from which a header value, a word of one, or a URL
+// part is a secret. Shorter values cannot be API keys, and replacing them
+// would mangle text.
+const MinSecret = 8
+
+// harmless are headers whose values are not secrets and may legitimately
+// appear in an answer (e.g. "application/json", "2023-06-01"). Key-shaped
+// strings are removed from them all the same.
+var harmless = map[string]bool{
+	"Accept": true, "Accept-Encoding": true, "Accept-Language": true,
+	"Content-Type": true, "User-Agent": true, "Anthropic-Version": true,
+	"Anthropic-Beta": true, "Cache-Control": true,
+}
+
+// Harmless reports whether the values of the header named name (canonical
+// form) are kept.
+func Harmless(name string) bool { return harmless[name] }
+
+// keyLike matches strings shaped like API keys (OpenAI "sk-…", Anthropic
+// "sk-ant-…", many gateways) that start a word.
+var keyLike = regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`)
+
+// Redactor removes the secrets of one request. The nil Redactor removes only
+// key-shaped strings.
+type Redactor struct {
+	secrets []string // longest first, so a whole value goes before its parts
+}
+
+// New collects the secrets of a request: every value of its headers except
+// the harmless ones, and each word of such a value and what follows its first
+// space (the key after "Bearer"); the URL's user info, user name and password;
+// and the values of its query. u may be nil.
+func New(h http.Header, u *url.URL) *Redactor {
+	r := &Redactor{}
+	for name, values := range h {
+		if harmless[http.CanonicalHeaderKey(name)] {
+			continue
+		}
+		for _, v := range values {
+			r.add(v)
+			if _, rest, ok := strings.Cut(v, " "); ok {
+				r.add(rest)
+			}
+			for _, f := range strings.Fields(v) {
+				r.add(f)
+			}
+		}
+	}
+	if u != nil {
+		if u.User != nil {
+			r.add(u.User.String())
+			r.add(u.User.Username())
+			if p, ok := u.User.Password(); ok {
+				r.add(p)
+			}
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				r.add(v)
+			}
+		}
+	}
+	sort.SliceStable(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+	return r
+}
+
+func (r *Redactor) add(s string) {
+	s = strings.TrimSpace(s)
+	if len(s) >= MinSecret {
+		r.secrets = append(r.secrets, s)
+	}
+}
+
+// String returns s with every secret replaced by Marker, including a
+// secret's beginning (of MinSecret bytes or more) left at the very end of s by
+// an earlier cut, and every key-shaped string.
+func (r *Redactor) String(s string) string {
+	if s == "" {
+		return s
+	}
+	if r != nil {
+		for _, sec := range r.secrets {
+			s = strings.ReplaceAll(s, sec, Marker)
+			for k := len(sec) - 1; k >= MinSecret; k-- {
+				if strings.HasSuffix(s, sec[:k]) {
+					s = s[:len(s)-k] + Marker
+					break
+				}
+			}
+		}
+	}
+	return KeyShapes(s)
+}
+
+// KeyShapes replaces with Marker every word that starts "sk-" and goes on
+// with at least 8 key characters (letters, digits, '-' and '_').
+func KeyShapes(s string) string {
+	if !strings.Contains(s, "sk-") {
+		return s
+	}
+	return keyLike.ReplaceAllLiteralString(s, Marker)
+}

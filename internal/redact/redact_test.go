@@ -1,0 +1,89 @@
+package redact
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestRedactsRequestSecrets(t *testing.T) {
+	t.Parallel()
+	const key = "gw-0123456789abcdef"
+	h := http.Header{
+		"Authorization":     {"Bearer " + key},
+		"X-Custom":          {"custom secret value"},
+		"Anthropic-Version": {"2023-06-01"},
+		"Content-Type":      {"application/json"},
+		"X-Short":           {"1234567"},
+	}
+	u, err := url.Parse("http://alice-the-user:p4ssw0rd-long@127.0.0.1:9/v1?key=query-secret-1&n=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(h, u)
+	for in, want := range map[string]string{
+		"invalid key Bearer " + key:             "invalid key " + Marker,
+		"you said " + key + "!":                 "you said " + Marker + "!",
+		"X-Custom was custom secret value":      "X-Custom was " + Marker,
+		"parts: secret value":                   "parts: " + Marker,
+		"url alice-the-user:p4ssw0rd-long here": "url " + Marker + " here",
+		"user alice-the-user":                   "user " + Marker,
+		"key=query-secret-1&n=3":                "key=" + Marker + "&n=3",
+		"version 2023-06-01, application/json":  "version 2023-06-01, application/json",
+		"short 1234567 stays":                   "short 1234567 stays",
+		"body cut at gw-0123456":                "body cut at " + Marker,
+		"body cut at gw-0123":                   "body cut at gw-0123",
+		"":                                      "",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestKeyShapes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"key sk-abcdefgh1234 bad":         "key " + Marker + " bad",
+		"sk-ant-api03-xyzXYZ_12345678":    Marker,
+		"task-abcdefghijkl stays":         "task-abcdefghijkl stays",
+		"x-sk-abcdefghijkl":               "x-" + Marker,
+		"sk-short":                        "sk-short",
+		"a sk- b":                         "a sk- b",
+		"x:sk-1234567890,y:sk-0987654321": "x:" + Marker + ",y:" + Marker,
+	} {
+		if got := KeyShapes(in); got != want {
+			t.Errorf("KeyShapes(%q) = %q, want %q", in, got, want)
+		}
+		if got := (*Redactor)(nil).String(in); got != want {
+			t.Errorf("nil Redactor: String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzRedactor: whatever the headers, no header value of MinSecret bytes or
+// more (harmless headers aside) survives String.
+func FuzzRedactor(f *testing.F) {
+	f.Add("Bearer sk-0123456789", "x", "y")
+	f.Add("a  b   cdefghijkl", "Content-Type", "application/json")
+	f.Fuzz(func(t *testing.T, auth, name, value string) {
+		h := http.Header{"Authorization": {auth}}
+		h.Add(name, value)
+		r := New(h, nil)
+		for hn, vs := range h {
+			if Harmless(http.CanonicalHeaderKey(hn)) {
+				continue
+			}
+			for _, v := range vs {
+				v = strings.TrimSpace(v)
+				if strings.Contains(v, "REDACTED") {
+					continue // the marker itself
+				}
+				if len(v) >= MinSecret && strings.Contains(r.String("<"+v+">"), v) {
+					t.Fatalf("%s value %q survives: %q", hn, v, r.String("<"+v+">"))
+				}
+			}
+		}
+	})
+}
