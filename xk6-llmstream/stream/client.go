@@ -99,7 +99,7 @@ func (c *Client) Do(ctx context.Context, req *Request) *Record {
 	if cl.idle <= 0 {
 		cl.idle = c.cfg.idleTimeout
 	}
-	body, model, err := prepareBody(req.Body, d.isOpenAI() && !req.NoIncludeUsage)
+	body, model, err := prepareBody(req.Body, d, d.isOpenAI() && !req.NoIncludeUsage)
 	cl.b = newBuilder(rec, d, req.KeepText, req.KeepTimeline, model)
 	cl.b.scrub = cl.scrub
 	if err != nil {
@@ -188,13 +188,17 @@ func (cl *call) run(body []byte) {
 	cl.idleTimer.Reset(cl.idle)
 	tb := &timedBody{r: resp.Body, cl: cl}
 
+	lines := isNDJSON(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		cl.httpError(resp, tb)
 		return
-	case !isEventStream(resp.Header.Get("Content-Type")):
+	case !lines && !isEventStream(resp.Header.Get("Content-Type")):
 		cl.notStreamed(resp, tb)
 		return
+	}
+	if lines && rec.Dialect == DialectAuto {
+		rec.Dialect, b.dec = Ollama, newDecoder(Ollama)
 	}
 
 	src, err := decodeContent(resp.Header.Get("Content-Encoding"), tb)
@@ -204,7 +208,7 @@ func (cl *call) run(body []byte) {
 		b.finish(false, false)
 		return
 	}
-	rd := NewReader(src, cl.c.cfg.maxLine)
+	rd := newBodyReader(src, cl.c.cfg.maxLine, lines)
 	rd.SetStamp(func() time.Duration { return cl.lastRead })
 	end, err := pump(rd, b)
 	rec.Bytes = rd.BytesRead()

@@ -27,6 +27,10 @@ type delta struct {
 	input           int
 	hasReasoningTok bool
 	reasoningTok    int
+	cached          int  // input tokens read from the prompt cache, with hasInput
+	cacheCreation   int  // input tokens written to the prompt cache, with hasInput
+	hasTimings      bool // timings holds the server's own timings
+	timings         ServerTimings
 
 	streamErr   string // the server's error message, when isStreamErr
 	isStreamErr bool
