@@ -83,6 +83,9 @@ func (c *cohereDecoder) decode(ev *Event, d *delta) error {
 			d.streamErr = string(ev.Data)
 		}
 	case "":
+		if err := notOpenAI(v, Cohere); err != nil {
+			return err
+		}
 		return fmt.Errorf("event has no \"type\" field and no SSE event name")
 	}
 	return nil

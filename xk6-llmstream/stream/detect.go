@@ -2,8 +2,11 @@ package stream
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/valyala/fastjson"
 )
 
 // DialectFromPath returns the dialect an endpoint path implies, or "" when the
@@ -160,4 +163,13 @@ func (a *autoDecoder) decode(ev *Event, d *delta) error {
 		d.shape = a.picked
 	}
 	return err
+}
+
+// notOpenAI returns an error when v, an event decoded as dialect d, has the
+// "choices" or "object" of an OpenAI chat or completions chunk instead.
+func notOpenAI(v *fastjson.Value, d Dialect) error {
+	if isNull(v.Get("choices")) && isNull(v.Get("object")) {
+		return nil
+	}
+	return fmt.Errorf("event has \"choices\" or \"object\": this looks like an OpenAI chat stream, not %s (use dialect %q or %q)", d, OpenAIChat, DialectAuto)
 }

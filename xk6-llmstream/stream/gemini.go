@@ -41,6 +41,11 @@ func (g *geminiDecoder) decode(ev *Event, d *delta) error {
 	if err != nil {
 		return err
 	}
+	if cands == nil {
+		if err := notOpenAI(v, Gemini); err != nil {
+			return err
+		}
+	}
 	ans, reas := g.ans[:0], g.reas[:0]
 	for i, c := range cands {
 		if c.Type() != fastjson.TypeObject {

@@ -25,6 +25,9 @@ func (o *ollamaDecoder) decode(ev *Event, d *delta) error {
 		d.isStreamErr, d.streamErr = true, valueErrorMessage(e)
 		return nil
 	}
+	if err := notOpenAI(v, Ollama); err != nil {
+		return err
+	}
 	if d.model, err = getString(v, "model"); err != nil {
 		return err
 	}

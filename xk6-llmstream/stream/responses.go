@@ -71,8 +71,8 @@ func (r *responsesDecoder) decode(ev *Event, d *delta) error {
 	case "error":
 		d.isStreamErr, d.streamErr = true, responsesError(v)
 	case "":
-		if !isNull(v.Get("choices")) || !isNull(v.Get("object")) {
-			return fmt.Errorf("event has no \"type\": this looks like an OpenAI chat stream, not the Responses API (use dialect %q or %q)", OpenAIChat, DialectAuto)
+		if err := notOpenAI(v, OpenAIResponses); err != nil {
+			return err
 		}
 		return fmt.Errorf("event has no \"type\" field and no SSE event name")
 	}
