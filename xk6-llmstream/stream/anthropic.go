@@ -21,13 +21,9 @@ func (a *anthropicDecoder) decode(ev *Event, d *delta) error {
 	if v == nil {
 		return err
 	}
-	typb, err := getString(v, "type")
+	typ, err := eventType(v, ev)
 	if err != nil {
 		return err
-	}
-	typ := string(typb)
-	if typ == "" {
-		typ = string(ev.Type)
 	}
 	switch typ {
 	case "message_start":

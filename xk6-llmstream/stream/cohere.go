@@ -28,13 +28,9 @@ func (c *cohereDecoder) decode(ev *Event, d *delta) error {
 		return err
 	}
 	d.shape = Cohere
-	typb, err := getString(v, "type")
+	typ, err := eventType(v, ev)
 	if err != nil {
 		return err
-	}
-	typ := string(typb)
-	if typ == "" {
-		typ = string(ev.Type)
 	}
 	dl, err := getObject(v, "delta")
 	if err != nil {

@@ -213,19 +213,11 @@ func openAIUsage(v *fastjson.Value, d *delta) error {
 	if d.input, d.hasInput, err = getInt(u, "prompt_tokens"); err != nil {
 		return err
 	}
-	if det, err := getObject(u, "completion_tokens_details"); err != nil {
+	if d.reasoningTok, d.hasReasoningTok, err = getNestedInt(u, "completion_tokens_details", "reasoning_tokens"); err != nil {
 		return err
-	} else if det != nil {
-		if d.reasoningTok, d.hasReasoningTok, err = getInt(det, "reasoning_tokens"); err != nil {
-			return err
-		}
 	}
-	if det, err := getObject(u, "prompt_tokens_details"); err != nil {
+	if d.cached, _, err = getNestedInt(u, "prompt_tokens_details", "cached_tokens"); err != nil {
 		return err
-	} else if det != nil {
-		if d.cached, _, err = getInt(det, "cached_tokens"); err != nil {
-			return err
-		}
 	}
 	if d.cached == 0 { // DeepSeek
 		d.cached, _, err = getInt(u, "prompt_cache_hit_tokens")

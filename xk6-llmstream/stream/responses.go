@@ -41,13 +41,9 @@ func (r *responsesDecoder) decode(ev *Event, d *delta) error {
 		return err
 	}
 	d.shape = OpenAIResponses
-	typb, err := getString(v, "type")
+	typ, err := eventType(v, ev)
 	if err != nil {
 		return err
-	}
-	typ := string(typb)
-	if typ == "" {
-		typ = string(ev.Type)
 	}
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
@@ -98,12 +94,16 @@ func (r *responsesDecoder) response(v *fastjson.Value, d *delta, final bool) err
 		return err
 	}
 	d.finish = string(status)
-	if inc, err := getObject(resp, "incomplete_details"); err != nil {
+	inc, err := getObject(resp, "incomplete_details")
+	if err != nil {
 		return err
-	} else if inc != nil {
-		if reason, err := getString(inc, "reason"); err != nil {
+	}
+	if inc != nil {
+		reason, err := getString(inc, "reason")
+		if err != nil {
 			return err
-		} else if len(reason) > 0 {
+		}
+		if len(reason) > 0 {
 			d.finish = string(reason)
 		}
 	}
@@ -128,18 +128,10 @@ func responsesUsage(resp *fastjson.Value, d *delta) error {
 	if d.input, d.hasInput, err = getInt(u, "input_tokens"); err != nil {
 		return err
 	}
-	if det, err := getObject(u, "output_tokens_details"); err != nil {
-		return err
-	} else if det != nil {
-		if d.reasoningTok, d.hasReasoningTok, err = getInt(det, "reasoning_tokens"); err != nil {
-			return err
-		}
-	}
-	det, err := getObject(u, "input_tokens_details")
-	if err != nil || det == nil {
+	if d.reasoningTok, d.hasReasoningTok, err = getNestedInt(u, "output_tokens_details", "reasoning_tokens"); err != nil {
 		return err
 	}
-	d.cached, _, err = getInt(det, "cached_tokens")
+	d.cached, _, err = getNestedInt(u, "input_tokens_details", "cached_tokens")
 	return err
 }
 
