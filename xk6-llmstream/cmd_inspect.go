@@ -9,18 +9,22 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
 const inspectUsage = `usage: xk6-llmstream inspect [--dialect D] [--max-line-bytes N] FILE|-
 
-Decode a recorded text/event-stream body (a file, a FILE.gz, or - for standard
-input) and print what it holds as one JSON object: dialect, events, text,
-reasoning, tool_calls, usage ({input_tokens, output_tokens} from the stream's
-own usage report, or null), finish_reason and error ({kind, message} as the
-engine would classify the stream, or null). A recording has no timing, so no
-latencies are printed.
+Decode a recorded text/event-stream body, or an ollama newline-delimited JSON
+body (a file, a FILE.gz, or - for standard input), and print what it holds as
+one JSON object: dialect, events, text, reasoning, tool_calls, usage
+({input_tokens, output_tokens} from the stream's own usage report, plus
+cached_input_tokens and cache_creation_input_tokens when reported, or null),
+finish_reason and error ({kind, message} as the engine would classify the
+stream, or null). A recording has no timing of ours, so no latencies are
+printed; timings the server reported itself (ollama, llama.cpp) are, as
+server_timings in milliseconds.
 
 The exit status is 0 when the file was read, whatever the stream holds (look at
 "error"); 1 when it could not be read; 2 for bad usage.
@@ -29,6 +33,7 @@ Examples:
   xk6-llmstream inspect capture.sse
   curl -sN https://api.example.com/v1/chat/completions ... | xk6-llmstream inspect -
   xk6-llmstream inspect --dialect anthropic-messages body.txt
+  curl -sN http://127.0.0.1:11434/api/chat -d '{"model":"llama3.2","messages":[...]}' | xk6-llmstream inspect -
 
 Flags:
 `
@@ -51,12 +56,27 @@ type inspectOutput struct {
 	ReasoningTokens int                `json:"reasoning_tokens"`
 	TokenSource     stream.TokenSource `json:"token_source"`
 	TokensPerEvent  []int              `json:"tokens_per_event,omitempty"`
+	ServerTimings   *inspectTimings    `json:"server_timings,omitempty"`
 	Bytes           int64              `json:"bytes"`
 }
 
 type inspectTokens struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CachedInputTokens        int `json:"cached_input_tokens,omitempty"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens,omitempty"`
+}
+
+// inspectTimings is stream.ServerTimings in milliseconds; fields the server
+// did not report are left out.
+type inspectTimings struct {
+	PrefillMS    float64 `json:"prefill_ms,omitempty"`
+	DecodeMS     float64 `json:"decode_ms,omitempty"`
+	TotalMS      float64 `json:"total_ms,omitempty"`
+	LoadMS       float64 `json:"load_ms,omitempty"`
+	TPOTMS       float64 `json:"tpot_ms,omitempty"`
+	PromptTokens int     `json:"prompt_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
 }
 
 type inspectError struct {
@@ -138,7 +158,14 @@ func inspectResult(rec *stream.Record) inspectOutput {
 		Bytes:           rec.Bytes,
 	}
 	if rec.TokenSource == stream.TokensFromUsage {
-		out.Usage = &inspectTokens{InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens}
+		out.Usage = &inspectTokens{InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens,
+			CachedInputTokens: rec.CachedInputTokens, CacheCreationInputTokens: rec.CacheCreationInputTokens}
+	}
+	if st := rec.ServerTimings; st != nil {
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		tpot, _ := st.TPOT()
+		out.ServerTimings = &inspectTimings{PrefillMS: ms(st.Prefill), DecodeMS: ms(st.Decode), TotalMS: ms(st.Total),
+			LoadMS: ms(st.Load), TPOTMS: ms(tpot), PromptTokens: st.PromptTokens, OutputTokens: st.OutputTokens}
 	}
 	if rec.ITLTokens != nil {
 		for _, e := range rec.Timeline {

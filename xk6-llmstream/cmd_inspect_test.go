@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func inspectInputs(t *testing.T) []string {
 	t.Helper()
 	var files []string
-	for _, pat := range []string{"../testdata/sse/*.sse", "stream/testdata/cases/*.sse"} {
+	for _, pat := range []string{"../testdata/sse/*.sse", "../testdata/sse/*.ndjson", "stream/testdata/cases/*.sse", "stream/testdata/cases/*.ndjson"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +36,8 @@ func inspectInputs(t *testing.T) []string {
 func TestInspectGolden(t *testing.T) {
 	t.Parallel()
 	for _, path := range inspectInputs(t) {
-		name := strings.TrimSuffix(filepath.Base(path), ".sse")
+		base := filepath.Base(path)
+		name := strings.TrimSuffix(base, filepath.Ext(base))
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out, errb bytes.Buffer
@@ -155,7 +156,7 @@ func TestInspectErrors(t *testing.T) {
 	}{
 		{"no file", []string{"inspect"}, exitUsage, "want one FILE"},
 		{"two files", []string{"inspect", "a", "b"}, exitUsage, "got 2 arguments"},
-		{"unknown dialect", []string{"inspect", "--dialect", "gemini", "x.sse"}, exitUsage, `unknown dialect "gemini"`},
+		{"unknown dialect", []string{"inspect", "--dialect", "gemini-native", "x.sse"}, exitUsage, `unknown dialect "gemini-native"`},
 		{"unknown flag", []string{"inspect", "--bogus", "x.sse"}, exitUsage, "bogus"},
 		{"bad cap", []string{"inspect", "--max-line-bytes", "0", "x.sse"}, exitUsage, "must be positive"},
 		{"missing file", []string{"inspect", missing}, exitError, missing},
@@ -190,5 +191,36 @@ func TestInspectLineCap(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"kind": "malformed"`) || !strings.Contains(out.String(), "longer than the cap") {
 		t.Errorf("got %s", out.String())
+	}
+}
+
+// --dialect takes each new dialect's name and decodes its recording as auto
+// does; a recording of another dialect fails as malformed.
+func TestInspectNewDialects(t *testing.T) {
+	t.Parallel()
+	for d, file := range map[string]string{
+		"openai-responses": "oai-resp-gpt4o-text.sse",
+		"gemini":           "gemini-20flash-text.sse",
+		"cohere":           "cohere-v2-chat-reasoning.sse",
+		"ollama":           "ollama_native_generate_length_handmade.ndjson",
+	} {
+		var auto, named bytes.Buffer
+		path := "../testdata/sse/" + file
+		if err := runInspect([]string{path}, nil, &auto, os.Stderr); err != nil {
+			t.Fatal(err)
+		}
+		if err := runInspect([]string{"--dialect", d, path}, nil, &named, os.Stderr); err != nil {
+			t.Fatal(err)
+		}
+		if auto.String() != named.String() || !strings.Contains(named.String(), `"dialect": "`+d+`"`) {
+			t.Errorf("--dialect %s on %s:\n%s\nauto:\n%s", d, file, named.String(), auto.String())
+		}
+		var other bytes.Buffer
+		if err := runInspect([]string{"--dialect", d, "../testdata/sse/openai_chat_role_first_usage_chunk.sse"}, nil, &other, os.Stderr); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(other.String(), `"kind": "malformed"`) {
+			t.Errorf("--dialect %s on an OpenAI chat stream: %s", d, other.String())
+		}
 	}
 }

@@ -21,13 +21,9 @@ func (a *anthropicDecoder) decode(ev *Event, d *delta) error {
 	if v == nil {
 		return err
 	}
-	typb, err := getString(v, "type")
+	typ, err := eventType(v, ev)
 	if err != nil {
 		return err
-	}
-	typ := string(typb)
-	if typ == "" {
-		typ = string(ev.Type)
 	}
 	switch typ {
 	case "message_start":
@@ -71,8 +67,7 @@ func anthropicMessageStart(v *fastjson.Value, d *delta) error {
 	if err != nil || u == nil {
 		return err
 	}
-	d.input, d.hasInput, err = anthropicInput(u)
-	return err
+	return anthropicInput(u, d)
 }
 
 // anthropicBlockStart decodes content_block_start: the first text, thinking or tool call of a block.
@@ -136,24 +131,24 @@ func anthropicMessageDelta(v *fastjson.Value, d *delta) error {
 	if d.output, d.hasOutput, err = getInt(u, "output_tokens"); err != nil {
 		return err
 	}
-	d.input, d.hasInput, err = anthropicInput(u)
-	return err
+	return anthropicInput(u, d)
 }
 
-// anthropicInput returns the prompt tokens the server processed: Anthropic
+// anthropicInput reads the prompt tokens the server processed: Anthropic
 // reports cached prompt tokens apart from input_tokens; OpenAI's
-// prompt_tokens includes them, so they are added up here to mean the same.
-func anthropicInput(u *fastjson.Value) (int, bool, error) {
+// prompt_tokens includes them, so they are added up here to mean the same,
+// and kept apart too (cache reads and writes).
+func anthropicInput(u *fastjson.Value, d *delta) error {
 	n, ok, err := getInt(u, "input_tokens")
 	if err != nil || !ok {
-		return 0, false, err
+		return err
 	}
-	for _, f := range []string{"cache_creation_input_tokens", "cache_read_input_tokens"} {
-		m, _, err := getInt(u, f)
-		if err != nil {
-			return 0, false, err
-		}
-		n += m
+	if d.cacheCreation, _, err = getInt(u, "cache_creation_input_tokens"); err != nil {
+		return err
 	}
-	return n, true, nil
+	if d.cached, _, err = getInt(u, "cache_read_input_tokens"); err != nil {
+		return err
+	}
+	d.input, d.hasInput = n+d.cacheCreation+d.cached, true
+	return nil
 }

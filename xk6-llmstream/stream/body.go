@@ -8,13 +8,14 @@ import (
 )
 
 // prepareBody returns the request body to send: the caller's JSON object with
-// "stream": true and, when addUsage, stream_options.include_usage set to true
+// "stream": true (except for Gemini, which streams by its URL and rejects
+// unknown fields) and, when addUsage, stream_options.include_usage set to true
 // unless the caller set include_usage already (the caller's other
 // stream_options, such as continuous_usage_stats, are kept). Every other field
 // keeps its JSON value (white space outside strings is dropped and the top
 // level keys come out sorted). It also returns the request's "model", if it
 // is a string.
-func prepareBody(body []byte, addUsage bool) ([]byte, string, error) {
+func prepareBody(body []byte, d Dialect, addUsage bool) ([]byte, string, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, "", errors.New("the request body is empty; want a JSON object such as {\"model\":…,\"messages\":[…]}")
 	}
@@ -29,7 +30,9 @@ func prepareBody(body []byte, addUsage bool) ([]byte, string, error) {
 	if raw, ok := m["model"]; ok {
 		_ = json.Unmarshal(raw, &model) // a non-string model is sent as given but not reported
 	}
-	m["stream"] = json.RawMessage("true")
+	if d != Gemini {
+		m["stream"] = json.RawMessage("true")
+	}
 	if addUsage {
 		so := map[string]json.RawMessage{}
 		if raw, ok := m["stream_options"]; ok && string(bytes.TrimSpace(raw)) != "null" {

@@ -27,6 +27,7 @@ type builder struct {
 
 	hasOutput, hasInput, hasReasoningTok bool
 	output, input, reasoningTok          int
+	cached, cacheCreation                int
 
 	cum        int   // cumulative output tokens at the last event that reported them
 	perEvent   bool  // every text event so far reported cumulative output tokens
@@ -140,6 +141,11 @@ func (b *builder) takeUsage(d *delta, isText bool) int {
 	}
 	if d.hasInput {
 		b.hasInput, b.input = true, d.input
+		b.cached, b.cacheCreation = d.cached, d.cacheCreation
+	}
+	if d.hasTimings {
+		t := d.timings
+		b.rec.ServerTimings = &t
 	}
 	if d.hasReasoningTok {
 		b.hasReasoningTok, b.reasoningTok = true, d.reasoningTok
@@ -181,10 +187,8 @@ func (b *builder) finish(eof, pending bool) {
 	r := b.rec
 	if (r.Dialect == DialectAuto || r.Dialect == "") && b.responded {
 		r.Dialect = OpenAIChat
-		if a, ok := b.dec.(*autoDecoder); ok {
-			if _, an := a.dec.(*anthropicDecoder); an {
-				r.Dialect = AnthropicMessages
-			}
+		if a, ok := b.dec.(*autoDecoder); ok && a.picked != "" {
+			r.Dialect = a.picked
 		}
 	}
 	if r.Model == "" {
@@ -198,6 +202,7 @@ func (b *builder) finish(eof, pending bool) {
 		r.TokenSource = TokensFromUsage
 		r.OutputTokens = b.output
 		r.InputTokens = b.input
+		r.CachedInputTokens, r.CacheCreationInputTokens = b.cached, b.cacheCreation
 	} else {
 		r.TokenSource = TokensFromEvents
 		r.OutputTokens = r.TextEvents

@@ -101,7 +101,7 @@ func (c *Client) Do(ctx context.Context, req *Request) *Record {
 	if cl.idle <= 0 {
 		cl.idle = c.cfg.idleTimeout
 	}
-	body, model, err := prepareBody(req.Body, d.isOpenAI() && !req.NoIncludeUsage)
+	body, model, err := prepareBody(req.Body, d, d.isOpenAI() && !req.NoIncludeUsage)
 	cl.b = newBuilder(rec, d, req.KeepText, req.KeepTimeline, model)
 	cl.b.scrub = cl.scrub
 	if err != nil {
@@ -163,16 +163,20 @@ func (cl *call) run(body []byte) {
 	cl.idleTimer.Reset(cl.idle)
 	tb := &timedBody{r: resp.Body, cl: cl}
 
+	lines := isNDJSON(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		cl.httpError(resp, tb)
 		return
-	case !isEventStream(resp.Header.Get("Content-Type")):
+	case !lines && !isEventStream(resp.Header.Get("Content-Type")):
 		cl.notStreamed(resp, tb)
 		return
 	}
+	if lines && rec.Dialect == DialectAuto {
+		rec.Dialect, b.dec = Ollama, newDecoder(Ollama)
+	}
 
-	cl.readStream(resp, tb)
+	cl.readStream(resp, tb, lines)
 }
 
 // newHTTPRequest builds the upstream request with the caller's headers; when
@@ -212,9 +216,9 @@ func (cl *call) newHTTPRequest(ctx context.Context, body []byte) (*http.Request,
 	return hreq, true
 }
 
-// readStream reads and decodes the event stream of a 2xx text/event-stream
-// answer, then finishes the record.
-func (cl *call) readStream(resp *http.Response, tb *timedBody) {
+// readStream reads and decodes the stream of a 2xx answer (server-sent events,
+// or NDJSON lines when lines is set), then finishes the record.
+func (cl *call) readStream(resp *http.Response, tb *timedBody, lines bool) {
 	rec, b := cl.rec, cl.b
 	src, err := decodeContent(resp.Header.Get("Content-Encoding"), tb)
 	if err != nil {
@@ -223,7 +227,7 @@ func (cl *call) readStream(resp *http.Response, tb *timedBody) {
 		b.finish(false, false)
 		return
 	}
-	rd := NewReader(src, cl.c.cfg.maxLine)
+	rd := newBodyReader(src, cl.c.cfg.maxLine, lines)
 	rd.SetStamp(func() time.Duration { return cl.lastRead })
 	end, err := pump(rd, b)
 	rec.Bytes = rd.BytesRead()

@@ -124,8 +124,12 @@ func TestDoMatchesDecodeOnRecordings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ndjson := strings.HasSuffix(path, ".ndjson")
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			sseHeaders(w)
+			if ndjson { // as ollama sends its native stream
+				w.Header().Set("Content-Type", "application/x-ndjson")
+			}
 			// Odd-sized flushed writes, so events straddle reads.
 			for rest := data; len(rest) > 0; {
 				n := min(len(rest), 97)

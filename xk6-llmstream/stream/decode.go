@@ -5,8 +5,10 @@ import (
 	"io"
 )
 
-// Decode reads a recorded text/event-stream body from r and decodes it as
-// dialect d (DialectAuto, or "", detects it from the events). There is no
+// Decode reads a recorded text/event-stream body (or, for Ollama, a
+// newline-delimited JSON body) from r and decodes it as dialect d
+// (DialectAuto, or "", detects it from the events; a body whose first
+// non-blank byte is '{' is NDJSON, hence Ollama). There is no
 // timing: every duration in the Record is zero. Text, reasoning and the
 // timeline are kept. Of the options, WithMaxLineBytes applies.
 //
@@ -19,7 +21,14 @@ func Decode(r io.Reader, d Dialect, opts ...Option) (*Record, error) {
 	rec := &Record{}
 	b := newBuilder(rec, d, true, true, "")
 	b.responded = true
-	rd := NewReader(r, cfg.maxLine)
+	lines := d == Ollama
+	if d == DialectAuto || d == "" {
+		if r, lines = sniffNDJSON(r); lines {
+			rec.Dialect = Ollama
+			b.dec = newDecoder(Ollama)
+		}
+	}
+	rd := newBodyReader(r, cfg.maxLine, lines)
 	end, err := pump(rd, b)
 	rec.Bytes = rd.BytesRead()
 	b.finish(end != endReadError, rd.Pending())

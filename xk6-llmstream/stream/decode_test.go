@@ -28,6 +28,8 @@ type goldenRecord struct {
 	OutputTokens    int         `json:"output_tokens"`
 	InputTokens     int         `json:"input_tokens"`
 	ReasoningTokens int         `json:"reasoning_tokens"`
+	CachedInput     int         `json:"cached_input_tokens,omitempty"`
+	CacheCreation   int         `json:"cache_creation_input_tokens,omitempty"`
 	TokenSource     TokenSource `json:"token_source"`
 	FinishReason    string      `json:"finish_reason"`
 	HasReasoning    bool        `json:"has_reasoning"`
@@ -36,10 +38,11 @@ type goldenRecord struct {
 	ITLTokens       []int       `json:"itl_tokens"`
 	// Timeline marks each event: "T" text-bearing, "." other; a digit suffix
 	// "T3" when the event carried that many tokens by the server's count.
-	Timeline []string `json:"timeline"`
-	ServerNS []int64  `json:"server_ns,omitempty"`
-	Bytes    int64    `json:"bytes"`
-	Error    *Error   `json:"error"`
+	Timeline      []string       `json:"timeline"`
+	ServerNS      []int64        `json:"server_ns,omitempty"`
+	ServerTimings *ServerTimings `json:"server_timings,omitempty"`
+	Bytes         int64          `json:"bytes"`
+	Error         *Error         `json:"error"`
 }
 
 func summarize(r *Record) goldenRecord {
@@ -49,6 +52,7 @@ func summarize(r *Record) goldenRecord {
 		OutputTokens: r.OutputTokens, InputTokens: r.InputTokens, ReasoningTokens: r.ReasoningTokens,
 		TokenSource: r.TokenSource, FinishReason: r.FinishReason, HasReasoning: r.HasReasoning,
 		HasTTFTAnswer: r.HasTTFTAnswer, ITLGaps: len(r.ITL), ITLTokens: r.ITLTokens, Bytes: r.Bytes, Error: r.Err,
+		CachedInput: r.CachedInputTokens, CacheCreation: r.CacheCreationInputTokens, ServerTimings: r.ServerTimings,
 	}
 	for _, e := range r.Timeline {
 		m := "."
@@ -72,7 +76,8 @@ func summarize(r *Record) goldenRecord {
 func TestDecodeGolden(t *testing.T) {
 	t.Parallel()
 	for _, path := range sseFiles(t) {
-		name := strings.TrimSuffix(filepath.Base(path), ".sse")
+		base := filepath.Base(path)
+		name := strings.TrimSuffix(base, filepath.Ext(base))
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			data, err := os.ReadFile(path)

@@ -27,6 +27,10 @@ type delta struct {
 	input           int
 	hasReasoningTok bool
 	reasoningTok    int
+	cached          int  // input tokens read from the prompt cache, with hasInput
+	cacheCreation   int  // input tokens written to the prompt cache, with hasInput
+	hasTimings      bool // timings holds the server's own timings
+	timings         ServerTimings
 
 	streamErr   string // the server's error message, when isStreamErr
 	isStreamErr bool
@@ -81,4 +85,24 @@ func parseEventObject(p *fastjson.Parser, ev *Event, d *delta) (*fastjson.Value,
 	}
 	d.serverNS = groundTruth(v)
 	return v, nil
+}
+
+// eventType is an event's type: its JSON "type", else its SSE event name
+// (servers send either or both).
+func eventType(v *fastjson.Value, ev *Event) (string, error) {
+	typ, err := getString(v, "type")
+	if err != nil || len(typ) > 0 {
+		return string(typ), err
+	}
+	return string(ev.Type), nil
+}
+
+// getNestedInt returns the integer field of the object o[obj]; ok is false
+// when either is absent or null.
+func getNestedInt(o *fastjson.Value, obj, field string) (n int, ok bool, err error) {
+	inner, err := getObject(o, obj)
+	if err != nil || inner == nil {
+		return 0, false, err
+	}
+	return getInt(inner, field)
 }

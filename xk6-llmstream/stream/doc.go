@@ -25,12 +25,15 @@
 // read is stamped with that time, before any JSON is decoded. Durations are
 // offsets from Start on the monotonic clock. TTFT is the first event carrying
 // generated text: non-empty answer content (or refusal), non-empty reasoning
-// (reasoning_content, reasoning, thinking_delta) or a non-empty tool-call name
-// or arguments fragment — never a role-only, empty, null, signature_delta or
-// usage-only event. ITL holds the gaps between consecutive text events; TPOT
-// is (E2E − TTFT) / (output tokens − 1). E2E ends at the read that completed
-// the terminal event ([DONE], message_stop), else at the last read before a
-// clean end of the body, else at the failure.
+// (reasoning_content, reasoning, thinking_delta, a Responses reasoning
+// summary, a Gemini thought part, Cohere thinking or tool plan) or a
+// non-empty tool-call name or arguments fragment — never a role-only, empty,
+// null, signature_delta, thoughtSignature or usage-only event, nor a *.done
+// event repeating text already streamed. ITL holds the gaps between
+// consecutive text events; TPOT is (E2E − TTFT) / (output tokens − 1). E2E
+// ends at the read that completed the terminal event ([DONE], message_stop,
+// response.completed, Cohere's message-end, ollama's done:true), else at the
+// last read before a clean end of the body, else at the failure.
 //
 // # Server-sent events
 //
@@ -46,21 +49,41 @@
 // # Dialects
 //
 // The URL path picks the dialect (…/chat/completions, …/completions,
-// …/messages) unless Request.Dialect names one; otherwise the first event's
-// shape does. The engine sets "stream": true in the body and, for the OpenAI
-// dialects only (so also not when the dialect is left to the events), adds
-// stream_options.include_usage unless Request.NoIncludeUsage is set or the
-// caller set include_usage itself.
+// …/messages, …/responses, …:streamGenerateContent, …/v2/chat, …/api/chat
+// and …/api/generate; see DialectFromPath) unless Request.Dialect names one;
+// otherwise the first event's shape does (event names and "type" values,
+// Gemini's candidates/usageMetadata, ollama's done). The engine sets
+// "stream": true in the body (not for Gemini, which streams by its URL —
+// ask for alt=sse — and rejects unknown fields) and, for the OpenAI chat and
+// completions dialects only (so also not when the dialect is left to the
+// events), adds stream_options.include_usage unless Request.NoIncludeUsage
+// is set or the caller set include_usage itself.
+//
+// ollama's native stream is newline-delimited JSON, not server-sent events:
+// a response of Content-Type application/x-ndjson is read one object a line
+// (NewNDJSONReader), and so is a recording given to Decode whose first
+// non-blank byte is '{'.
+//
+// The chat-compatible servers' variations are all read by the openai-chat
+// decoder: content as a list of parts (Mistral's "thinking" parts are
+// reasoning), reasoning under reasoning_content, reasoning or OpenRouter's
+// reasoning_details (counted once), usage under x_groq.usage, vLLM's
+// token_ids per choice (tokens per event), llama.cpp's timings.
 //
 // # Tokens
 //
 // Output and input tokens come from the stream's usage report when there is
 // one (the last usage seen: OpenAI's final usage chunk or usage on every chunk;
 // Anthropic's message_delta output and message_start input, cache reads and
-// writes included), else output tokens are the text events counted. When every
-// text event reported cumulative completion tokens (vLLM's
-// continuous_usage_stats), Record.ITLTokens and EventTime.Tokens hold how many
-// tokens each event carried.
+// writes included; the Responses API's final response; Gemini's cumulative
+// usageMetadata, thinking tokens included in the output; Cohere's
+// message-end; ollama's final eval_count), else output tokens are the text
+// events counted. When every text event reported cumulative completion tokens
+// (vLLM's continuous_usage_stats or token_ids, Gemini), Record.ITLTokens and
+// EventTime.Tokens hold how many tokens each event carried. Cached prompt
+// tokens are in Record.CachedInputTokens (and CacheCreationInputTokens). A
+// server's own timings (ollama's durations, llama.cpp's timings) are in
+// Record.ServerTimings, beside ours.
 //
 // # Errors
 //

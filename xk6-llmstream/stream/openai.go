@@ -15,6 +15,7 @@ type openAIDecoder struct {
 	p         fastjson.Parser
 	tools     []toolKey // tool calls seen so far, to count each once
 	ans, reas []byte    // the current event's text, reused
+	idTokens  int       // output tokens counted from choices[].token_ids so far (vLLM)
 }
 
 type toolKey struct {
@@ -51,82 +52,160 @@ func (o *openAIDecoder) decode(ev *Event, d *delta) error {
 	}
 	d.model = model
 	ans, reas := o.ans[:0], o.reas[:0]
+	sawIDs := false
 	for i, ch := range choices {
-		if ans, reas, err = o.choice(i, ch, ans, reas, d); err != nil {
+		if ch.Type() != fastjson.TypeObject {
+			return fmt.Errorf("choices[%d] is a JSON %s, want an object", i, ch.Type())
+		}
+		ids, err := o.choice(ch, &ans, &reas, d)
+		if err != nil {
 			return err
 		}
+		sawIDs = sawIDs || ids
 	}
 	o.ans, o.reas = ans, reas
 	d.answer, d.reasoning = ans, reas
-	return openAIUsage(v, d)
+	if err := openAIUsage(v, d); err != nil {
+		return err
+	}
+	if sawIDs && !d.hasOutput {
+		d.output, d.hasOutput = o.idTokens, true
+	}
+	return llamaCppTimings(v, d)
 }
 
-// choice decodes one element of "choices": its finish reason, its text
-// (completions), its delta or message (chat: answer, refusal, reasoning, tool
-// calls), appending answer and reasoning text to ans and reas.
-func (o *openAIDecoder) choice(i int, ch *fastjson.Value, ans, reas []byte, d *delta) ([]byte, []byte, error) {
-	if ch.Type() != fastjson.TypeObject {
-		return ans, reas, fmt.Errorf("choices[%d] is a JSON %s, want an object", i, ch.Type())
-	}
+// choice decodes one element of choices, appending its answer and reasoning
+// text; ids reports whether it carried token_ids (vLLM's return_token_ids),
+// whose count is added to o.idTokens.
+func (o *openAIDecoder) choice(ch *fastjson.Value, ans, reas *[]byte, d *delta) (ids bool, err error) {
 	fin, err := getString(ch, "finish_reason")
 	if err != nil {
-		return ans, reas, err
+		return false, err
 	}
 	if len(fin) > 0 {
 		d.finish = string(fin)
 		d.end = true
 	}
+	if tid, err := getArray(ch, "token_ids"); err != nil {
+		return false, err
+	} else if tid != nil {
+		o.idTokens += len(tid)
+		ids = true
+	}
 	if t := ch.Get("text"); t != nil {
 		d.shape = OpenAICompletions
-		if ans, err = appendText(ans, ch, "text"); err != nil {
-			return ans, reas, err
+		if *ans, err = appendText(*ans, ch, "text"); err != nil {
+			return false, err
 		}
 	}
 	dl, err := getObject(ch, "delta")
 	if err != nil {
-		return ans, reas, err
+		return false, err
 	}
 	if dl != nil {
 		d.shape = OpenAIChat
 	} else if dl, err = getObject(ch, "message"); err != nil {
-		return ans, reas, err
+		return false, err
 	}
 	if dl == nil {
-		return ans, reas, nil
+		return ids, nil
 	}
-	if ans, err = appendText(ans, dl, "content"); err != nil {
-		return ans, reas, err
+	if *ans, *reas, err = appendContent(*ans, *reas, dl, "content"); err != nil {
+		return false, err
 	}
-	if ans, err = appendText(ans, dl, "refusal"); err != nil {
-		return ans, reas, err
+	if *ans, err = appendText(*ans, dl, "refusal"); err != nil {
+		return false, err
 	}
-	if reas, err = appendText(reas, dl, "reasoning_content"); err != nil {
-		return ans, reas, err
-	}
-	if reas, err = appendText(reas, dl, "reasoning"); err != nil {
-		return ans, reas, err
+	if *reas, err = appendReasoning(*reas, dl); err != nil {
+		return false, err
 	}
 	calls, err := getArray(dl, "tool_calls")
+	if err != nil || len(calls) == 0 {
+		return ids, err
+	}
+	choice, _, err := getInt(ch, "index")
 	if err != nil {
+		return false, err
+	}
+	return ids, o.toolCalls(calls, choice, d)
+}
+
+// appendContent appends a delta's content: a string, null, or a list of parts
+// whose "text" parts are answer text and whose "thinking" parts (Mistral:
+// {"type":"thinking","thinking":[{"type":"text","text":…}]}, or a string)
+// are reasoning.
+func appendContent(ans, reas []byte, o *fastjson.Value, field string) ([]byte, []byte, error) {
+	v := o.Get(field)
+	if isNull(v) || v.Type() != fastjson.TypeArray {
+		ans, err := appendText(ans, o, field)
 		return ans, reas, err
 	}
-	if len(calls) > 0 {
-		choice, _, err := getInt(ch, "index")
-		if err != nil {
-			return ans, reas, err
+	parts, _ := v.Array()
+	for _, p := range parts {
+		if p.Type() != fastjson.TypeObject {
+			continue
 		}
-		if err := o.toolCalls(calls, choice, d); err != nil {
-			return ans, reas, err
+		if string(p.GetStringBytes("type")) == "thinking" || p.Get("text") == nil && p.Get("thinking") != nil {
+			var err error
+			if reas, err = appendText(reas, p, "thinking"); err != nil {
+				return ans, reas, err
+			}
+			continue
+		}
+		if t := p.Get("text"); t != nil && t.Type() == fastjson.TypeString {
+			b, _ := t.StringBytes()
+			ans = append(ans, b...)
 		}
 	}
 	return ans, reas, nil
 }
 
-// openAIUsage decodes the "usage" object of a chunk, when it has one.
+// appendReasoning appends a delta's reasoning, counted once although servers
+// send it under several names: reasoning_content (DeepSeek, vLLM), else
+// reasoning (OpenRouter, Groq, vLLM, ollama), else the text of OpenRouter's
+// reasoning_details, which repeats reasoning when both are sent.
+func appendReasoning(reas []byte, dl *fastjson.Value) ([]byte, error) {
+	n := len(reas)
+	reas, err := appendText(reas, dl, "reasoning_content")
+	if err != nil || len(reas) > n {
+		return reas, err
+	}
+	if reas, err = appendText(reas, dl, "reasoning"); err != nil || len(reas) > n {
+		return reas, err
+	}
+	det, err := getArray(dl, "reasoning_details")
+	if err != nil {
+		return reas, err
+	}
+	for _, p := range det {
+		if p.Type() != fastjson.TypeObject {
+			continue
+		}
+		for _, f := range []string{"text", "summary"} {
+			if t := p.Get(f); t != nil && t.Type() == fastjson.TypeString {
+				b, _ := t.StringBytes()
+				reas = append(reas, b...)
+			}
+		}
+	}
+	return reas, nil
+}
+
+// openAIUsage reads a chunk's usage, or Groq's x_groq.usage when there is no
+// top-level one.
 func openAIUsage(v *fastjson.Value, d *delta) error {
 	u, err := getObject(v, "usage")
-	if err != nil || u == nil {
+	if err != nil {
 		return err
+	}
+	if u == nil {
+		xg, err := getObject(v, "x_groq")
+		if err != nil || xg == nil {
+			return err
+		}
+		if u, err = getObject(xg, "usage"); err != nil || u == nil {
+			return err
+		}
 	}
 	if d.output, d.hasOutput, err = getInt(u, "completion_tokens"); err != nil {
 		return err
@@ -134,14 +213,16 @@ func openAIUsage(v *fastjson.Value, d *delta) error {
 	if d.input, d.hasInput, err = getInt(u, "prompt_tokens"); err != nil {
 		return err
 	}
-	if det, err := getObject(u, "completion_tokens_details"); err != nil {
+	if d.reasoningTok, d.hasReasoningTok, err = getNestedInt(u, "completion_tokens_details", "reasoning_tokens"); err != nil {
 		return err
-	} else if det != nil {
-		if d.reasoningTok, d.hasReasoningTok, err = getInt(det, "reasoning_tokens"); err != nil {
-			return err
-		}
 	}
-	return nil
+	if d.cached, _, err = getNestedInt(u, "prompt_tokens_details", "cached_tokens"); err != nil {
+		return err
+	}
+	if d.cached == 0 { // DeepSeek
+		d.cached, _, err = getInt(u, "prompt_cache_hit_tokens")
+	}
+	return err
 }
 
 // toolCalls notes the tool-call fragments of one choice.
@@ -170,20 +251,7 @@ func (o *openAIDecoder) toolCalls(calls []*fastjson.Value, choice int, d *delta)
 			if err != nil {
 				return err
 			}
-			args := fn.Get("arguments")
-			hasArgs := false
-			switch {
-			case isNull(args):
-			case args.Type() == fastjson.TypeString:
-				b, _ := args.StringBytes()
-				hasArgs = len(b) > 0
-			case args.Type() == fastjson.TypeObject:
-				o, _ := args.Object()
-				hasArgs = o.Len() > 0
-			default:
-				hasArgs = true
-			}
-			if len(name) > 0 || hasArgs {
+			if len(name) > 0 || hasArguments(fn.Get("arguments")) {
 				d.toolText = true
 			}
 		}

@@ -63,6 +63,22 @@ type Record struct {
 	InputTokens     int
 	ReasoningTokens int // from usage details when reported, else reasoning events counted
 	TokenSource     TokenSource
+	// CachedInputTokens is how many of InputTokens the server read from its
+	// prompt cache, when the usage report says (OpenAI chat
+	// prompt_tokens_details.cached_tokens, Responses
+	// input_tokens_details.cached_tokens, Anthropic cache_read_input_tokens,
+	// Gemini cachedContentTokenCount, Cohere cached_tokens, DeepSeek
+	// prompt_cache_hit_tokens); 0 when not reported. Set with InputTokens.
+	CachedInputTokens int
+	// CacheCreationInputTokens is how many of InputTokens the server wrote to
+	// its prompt cache (Anthropic cache_creation_input_tokens); 0 otherwise.
+	CacheCreationInputTokens int
+
+	// ServerTimings is the server's own account of where its time went, when
+	// the stream reports one (ollama's final chunk, llama.cpp server's
+	// timings); nil otherwise. It sits beside the client-side timings above so
+	// that TTFT can be split into compute and queue plus network.
+	ServerTimings *ServerTimings
 
 	// Events counts complete SSE events (comments and pings included as events
 	// only if they carried a data field); TextEvents those carrying generated text.
@@ -86,6 +102,40 @@ type Record struct {
 
 	// Err is nil for a successful request.
 	Err *Error
+}
+
+// ServerTimings is what a server reported of its own work on one request.
+// Fields the server did not report are zero.
+type ServerTimings struct {
+	// Prefill is the time the server spent on the prompt (ollama
+	// prompt_eval_duration, llama.cpp timings.prompt_ms).
+	Prefill time.Duration
+	// Decode is the time the server spent generating the output tokens
+	// (ollama eval_duration, llama.cpp timings.predicted_ms).
+	Decode time.Duration
+	// Total is the server's whole time on the request, model load included
+	// (ollama total_duration).
+	Total time.Duration
+	// Load is the time spent loading the model (ollama load_duration).
+	Load time.Duration
+	// PromptTokens is the prompt tokens the server evaluated (ollama
+	// prompt_eval_count, llama.cpp timings.prompt_n): with a prompt cache,
+	// possibly fewer than the prompt.
+	PromptTokens int
+	// OutputTokens is the tokens generated in Decode (ollama eval_count,
+	// llama.cpp timings.predicted_n).
+	OutputTokens int
+}
+
+// TPOT returns the server's own time per output token, Decode / OutputTokens
+// (ollama's eval_duration / eval_count, llama.cpp's predicted_per_token_ms);
+// ok is false when either is missing. Unlike Record.TPOT it excludes the
+// network and the first token.
+func (s *ServerTimings) TPOT() (d time.Duration, ok bool) {
+	if s == nil || s.OutputTokens <= 0 || s.Decode <= 0 {
+		return 0, false
+	}
+	return s.Decode / time.Duration(s.OutputTokens), true
 }
 
 // EventTime is one SSE event on the timeline of a Record.

@@ -78,6 +78,7 @@ type Reader struct {
 	id      []byte
 	retry   int64
 	pending bool // at EOF, an unfinished line or event was discarded
+	ndjson  bool // every non-blank line is one event (NewNDJSONReader)
 
 	ev Event
 }
@@ -102,10 +103,21 @@ func NewReader(src io.Reader, maxLine int) *Reader {
 	return &Reader{src: src, max: maxLine, retry: -1, lf: -1, buf: make([]byte, size)}
 }
 
+// NewNDJSONReader returns a Reader over a newline-delimited JSON body (such
+// as ollama's native stream) instead of an event stream: every line that is
+// not blank is one event, its Data the line and its Type empty. Line ends,
+// the BOM, the cap and an unfinished last line (discarded, Pending) are
+// handled as for event streams.
+func NewNDJSONReader(src io.Reader, maxLine int) *Reader {
+	r := NewReader(src, maxLine)
+	r.ndjson = true
+	return r
+}
+
 // Reset makes the Reader read from src as a new stream, keeping its buffers.
 func (r *Reader) Reset(src io.Reader) {
 	*r = Reader{src: src, max: r.max, stamp: r.stamp, retry: -1, lf: -1, buf: r.buf,
-		data: r.data[:0], typ: r.typ[:0], id: r.id[:0]}
+		data: r.data[:0], typ: r.typ[:0], id: r.id[:0], ndjson: r.ndjson}
 }
 
 // SetStamp makes the Reader call f once after every read of its source that
@@ -276,6 +288,14 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // processLine applies one line; it returns the event when the line dispatches one.
 func (r *Reader) processLine(line []byte) (*Event, error) {
+	if r.ndjson {
+		if isBlank(line) {
+			return nil, nil
+		}
+		// line points into buf, which stays put until the next call.
+		r.ev = Event{Data: line, ID: r.id, Retry: r.retry, At: r.now, Line: r.line}
+		return &r.ev, nil
+	}
 	if len(line) == 0 {
 		if !r.hasData {
 			r.typ = r.typ[:0]

@@ -360,7 +360,7 @@ func checkAgainstReference(t *testing.T, name string, data []byte, sizes []int) 
 func sseFiles(t testing.TB) []string {
 	t.Helper()
 	var files []string
-	for _, pat := range []string{"../../testdata/sse/*.sse", "testdata/cases/*.sse"} {
+	for _, pat := range []string{"../../testdata/sse/*.sse", "../../testdata/sse/*.ndjson", "testdata/cases/*.sse", "testdata/cases/*.ndjson"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
