@@ -7,6 +7,7 @@ require (
 	github.com/valyala/fastjson v1.6.10
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -22,5 +23,4 @@ require (
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )
