@@ -3,10 +3,12 @@ module github.com/llmstream/xk6-llmstream
 go 1.26
 
 require (
+	github.com/golang/snappy v1.0.0
 	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b
 	github.com/valyala/fastjson v1.6.10
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/protobuf v1.36.11
 	sigs.k8s.io/yaml v1.6.0
 )
 

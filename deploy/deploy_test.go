@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 )
@@ -65,17 +64,26 @@ func bins(t *testing.T) (xk6, analyze string) {
 // k6Binary finds real k6: K6_BIN, else k6 on PATH; it skips the test without one.
 func k6Binary(t *testing.T) string {
 	t.Helper()
+	p, ok := findK6(t)
+	if !ok {
+		t.Skip("no k6: set K6_BIN=/path/to/k6 or put k6 on PATH to run this test with real k6")
+	}
+	return p
+}
+
+// findK6 is k6Binary without the skip.
+func findK6(t *testing.T) (string, bool) {
+	t.Helper()
 	if p := os.Getenv("K6_BIN"); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("K6_BIN=%s: %v", p, err)
 		}
-		return p
+		return p, true
 	}
 	if p, err := exec.LookPath("k6"); err == nil {
-		return p
+		return p, true
 	}
-	t.Skip("no k6: set K6_BIN=/path/to/k6 or put k6 on PATH to run this test with real k6")
-	return ""
+	return "", false
 }
 
 // freePort returns a loopback port that was free a moment ago.
@@ -88,8 +96,6 @@ func freePort(t *testing.T) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // exitCode runs cmd and returns its exit code (an error only when it did not run).
 func exitCode(err error) (int, error) {
