@@ -97,7 +97,8 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// exitCode runs cmd and returns its exit code (an error only when it did not run).
+// exitCode turns the error of a finished exec.Cmd into its exit code (an error
+// only when the command did not run).
 func exitCode(err error) (int, error) {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
