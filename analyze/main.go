@@ -33,7 +33,7 @@ type command struct {
 }
 
 // commandOrder is the order of the usage text.
-var commandOrder = []string{"summary", "check", "plot", "compare", "report"}
+var commandOrder = []string{"summary", "check", "plot", "compare", "report", "version"}
 
 var commands = map[string]command{
 	"summary": {"percentile tables with confidence intervals and warnings", runSummary},
@@ -41,6 +41,7 @@ var commands = map[string]command{
 	"plot":    {"draw ECDF plots (PNG or SVG)", runPlot},
 	"compare": {"compare a baseline run with a candidate run", runCompare},
 	"report":  {"write a self-contained HTML report with plots", runReport},
+	"version": {"print the version, commit and Go version", runVersion},
 }
 
 // usageError marks bad flags, arguments or input: exit 2.

@@ -38,6 +38,8 @@ var commands = map[string]command{
 	"mock":    {"serve the mock LLM (OpenAI and Anthropic streaming APIs)", runMock},
 	"inspect": {"decode a recorded SSE body and print what it holds as JSON", runInspect},
 	"dataset": {"build a JSONL request dataset (ShareGPT, JSONL, CSV or synthetic)", runDataset},
+	"version": {"print the version, commit and Go version", runVersion},
+	"init":    {"write llmstream.js, its typings and a starter script into a folder", runInit},
 }
 
 // usageError marks an error caused by how the command was called; it exits 2.
