@@ -78,7 +78,7 @@ func (s Search) Next(done []Level) (float64, bool, string) {
 	case math.IsNaN(hi):
 		return s.Mode.Round(math.Min(2*lo, s.Max)), true, ""
 	case math.IsNaN(lo):
-		return 0, false, fmt.Sprintf("the lowest level, %s, did not pass: lower --min", FormatLevel(hi))
+		return 0, false, lowestFailed(done, hi)
 	case hi-lo <= s.Resolution*lo:
 		return 0, false, fmt.Sprintf("resolution reached: %s passed, %s did not", FormatLevel(lo), FormatLevel(hi))
 	}
@@ -140,4 +140,14 @@ func bounds(done []Level) (lo, hi float64) {
 func MaxPassing(done []Level) float64 {
 	lo, _ := bounds(done)
 	return lo
+}
+
+// lowestFailed says why a search ends when its lowest level did not pass.
+func lowestFailed(done []Level, lowest float64) string {
+	for _, l := range done {
+		if l.Offered == lowest && l.Verdict == Inconclusive {
+			return fmt.Sprintf("the lowest level, %s, was inconclusive: give each level more requests (a longer --level-duration) or lower --confidence", FormatLevel(lowest))
+		}
+	}
+	return fmt.Sprintf("the lowest level, %s, did not pass: lower --min", FormatLevel(lowest))
 }
