@@ -37,6 +37,7 @@ var commands = map[string]command{
 	"helper":  {"serve the streaming helper the JavaScript module talks to", runHelper},
 	"mock":    {"serve the mock LLM (OpenAI and Anthropic streaming APIs)", runMock},
 	"inspect": {"decode a recorded SSE body and print what it holds as JSON", runInspect},
+	"sweep":   {"run a k6 script at a series of load levels and find the highest one that meets the SLO", runSweep},
 }
 
 // usageError marks an error caused by how the command was called; it exits 2.

@@ -45,13 +45,13 @@ func TestMain(m *testing.M) {
 
 // fakeParams is the simulated server and load.
 type fakeParams struct {
-	rate             float64 // 0: VU mode
-	vus              int
-	duration, grace  time.Duration
-	slots, tokens    int
-	prefill, itl     time.Duration
-	maxVUs           int
-	out, level       string
+	rate            float64 // 0: VU mode
+	vus             int
+	duration, grace time.Duration
+	slots, tokens   int
+	prefill, itl    time.Duration
+	maxVUs          int
+	out, level      string
 }
 
 func (p fakeParams) service() time.Duration { return p.prefill + time.Duration(p.tokens-1)*p.itl }

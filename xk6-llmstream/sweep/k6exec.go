@@ -86,4 +86,3 @@ func withEnv(env []string, set map[string]string, drop ...string) []string {
 	}
 	return out
 }
-

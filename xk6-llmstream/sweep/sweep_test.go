@@ -67,7 +67,7 @@ func (s *standIn) duration() string {
 	if d := s.env["LLM_DURATION"]; d != "" {
 		return d
 	}
-	return "100s"
+	return "20s"
 }
 
 // capacity is the simulated server's capacity in requests per second:
@@ -89,7 +89,7 @@ func TestSearchFindsCapacity(t *testing.T) {
 	// 4 slots, 20 ms + 7 × 10 ms = 90 ms a request: 44.4 req/s.
 	c := capacity(4, 20*time.Millisecond, 10*time.Millisecond, 8)
 	s := newStandIn(t, nil)
-	plan := Search{Mode: Rate, Min: 1, Max: 64, Resolution: 0.05, Budget: 12}
+	plan := Search{Mode: Rate, Min: 4, Max: 64, Resolution: 0.05, Budget: 12}
 	res, err := s.run(Rate, plan, []string{"llm_ttft: p(90)<100"}, 0.05, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -149,12 +149,12 @@ func TestFixedStopsClimbingAtSaturation(t *testing.T) {
 func TestSearchBudget(t *testing.T) {
 	t.Parallel()
 	s := newStandIn(t, nil)
-	res, err := s.run(Rate, Search{Mode: Rate, Min: 1, Max: 1000, Resolution: 0.01, Budget: 4}, nil, 0.05, nil)
+	res, err := s.run(Rate, Search{Mode: Rate, Min: 4, Max: 1000, Resolution: 0.01, Budget: 4}, nil, 0.05, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := offered(res); len(got) != 4 || got[3] != 8 {
-		t.Errorf("levels %v, want 1 2 4 8 and no more", got)
+	if got := offered(res); len(got) != 4 || got[3] != 32 {
+		t.Errorf("levels %v, want 4 8 16 32 and no more", got)
 	}
 	if !strings.Contains(res.Stopped, "budget") {
 		t.Errorf("stopped %q, want the budget", res.Stopped)
@@ -202,10 +202,10 @@ func TestVUsPlateauIsSaturation(t *testing.T) {
 
 func TestK6ExitCodes(t *testing.T) {
 	t.Parallel()
-	levels := Fixed{Levels: []float64{1, 2, 4, 8}}
+	levels := Fixed{Levels: []float64{4, 5, 6, 7}}
 	t.Run("thresholds failed is data", func(t *testing.T) {
 		t.Parallel()
-		s := newStandIn(t, map[string]string{fakeExitAt: "2:99"})
+		s := newStandIn(t, map[string]string{fakeExitAt: "5:99"})
 		res, err := s.run(Rate, levels, nil, 0.05, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -216,13 +216,13 @@ func TestK6ExitCodes(t *testing.T) {
 	})
 	t.Run("other codes abort", func(t *testing.T) {
 		t.Parallel()
-		s := newStandIn(t, map[string]string{fakeExitAt: "2:107"})
+		s := newStandIn(t, map[string]string{fakeExitAt: "5:107"})
 		res, err := s.run(Rate, levels, nil, 0.05, nil)
 		var ae *AbortError
 		if !errors.As(err, &ae) || ae.Code != 107 {
 			t.Fatalf("error %v, want an abort with k6's code 107", err)
 		}
-		if res == nil || len(res.Levels) != 2 || res.K6ExitCode != 107 || res.Levels[1].Pass || res.MaxPassing == nil || *res.MaxPassing != 1 {
+		if res == nil || len(res.Levels) != 2 || res.K6ExitCode != 107 || res.Levels[1].Pass || res.MaxPassing == nil || *res.MaxPassing != 4 {
 			t.Errorf("partial result %+v", res)
 		}
 	})
@@ -242,7 +242,7 @@ func TestSignalEndsTheSweep(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	res, err := s.run(Rate, Fixed{Levels: []float64{1, 2, 4}}, nil, 0.05, sigs)
+	res, err := s.run(Rate, Fixed{Levels: []float64{4, 8}}, nil, 0.05, sigs)
 	var ae *AbortError
 	if !errors.As(err, &ae) || ae.Code != 130 {
 		t.Fatalf("error %v, want an abort with code 130", err)
