@@ -14,12 +14,12 @@ import (
 // standIn is a sweep whose k6 is the test binary acting as the stand-in k6
 // (fakek6_test.go), run through the runner as a real k6 would be.
 type standIn struct {
-	t   *testing.T
+	t   testing.TB
 	env map[string]string
 	dir string
 }
 
-func newStandIn(t *testing.T, env map[string]string) *standIn {
+func newStandIn(t testing.TB, env map[string]string) *standIn {
 	t.Helper()
 	bin, err := os.Executable()
 	if err != nil {
