@@ -39,6 +39,7 @@ var expect = map[string]struct {
 	"concurrency-sweep.js": {tags: map[string][]string{"concurrency": {"1", "4", "8"}, "scenario": {"c1", "c4", "c8"}}},
 	"compare-models.js":    {tags: map[string][]string{"model": {"model-a", "model-b"}}},
 	"ci-gate.js":           {tags: map[string][]string{"scenario": {"gate"}, "model": {"mock"}}},
+	"capacity.js":          {tags: map[string][]string{"scenario": {"capacity"}}},
 }
 
 // llmMetrics are the metrics every script must produce (llm_ttft_answer only

@@ -40,6 +40,7 @@ var commands = map[string]command{
 	"dataset": {"build a JSONL request dataset (ShareGPT, JSONL, CSV or synthetic)", runDataset},
 	"version": {"print the version, commit and Go version", runVersion},
 	"init":    {"write llmstream.js, its typings and a starter script into a folder", runInit},
+	"sweep":   {"run a k6 script at a series of load levels and find the highest one that meets the SLO", runSweep},
 }
 
 // usageError marks an error caused by how the command was called; it exits 2.

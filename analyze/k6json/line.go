@@ -39,6 +39,7 @@ type lineResult struct {
 	value    float64
 	tags     *TagSet
 	decl     *Metric
+	meta     []Tag // the point's metadata, when the decoder keeps it
 }
 
 // decoder holds what both line decoders share: interned strings and tag sets,
@@ -48,6 +49,8 @@ type decoder struct {
 	metrics map[string]*metricState
 	keep    func(name string) bool
 	tagBuf  []Tag
+	// metadata asks for each kept point's metadata object (metadata.go).
+	metadata bool
 }
 
 func newDecoder(keep func(string) bool) *decoder {
@@ -430,6 +433,7 @@ func (dc *decoder) fastData(c *cursor, full bool, r *lineResult) bool {
 	var seenTime, seenValue, seenTags bool
 	r.tags = nil
 	r.hasTime = false
+	r.meta = r.meta[:0]
 	c.ws()
 	if !c.eat('}') {
 		for {
@@ -514,6 +518,16 @@ func (dc *decoder) fastData(c *cursor, full bool, r *lineResult) bool {
 				if ts, ok := dc.in.byRaw[string(raw)]; ok {
 					r.tags = ts
 				} else if r.tags = dc.fastTags(raw); r.tags == nil {
+					return false
+				}
+			case "metadata":
+				if full && dc.metadata {
+					if !dc.fastMetadata(c, r) {
+						return false
+					}
+					break
+				}
+				if !c.skip(0) {
 					return false
 				}
 			default:
@@ -680,6 +694,11 @@ func (dc *decoder) slow(line []byte, needTime bool, r *lineResult) error {
 	}
 	if err := json.Unmarshal(valueRaw, &r.value); err != nil {
 		return fmt.Errorf("Point of %s: value %s: %v", name, valueRaw, jsonError(err))
+	}
+	if raw, ok := data["metadata"]; ok && dc.metadata {
+		if err := dc.slowMetadata(name, raw, r); err != nil {
+			return err
+		}
 	}
 	tagsRaw, ok := data["tags"]
 	if !ok || string(tagsRaw) == "null" {

@@ -22,6 +22,10 @@ type Point struct {
 	Value   float64
 	Tags    *TagSet // interned; never nil
 	Line    int64   // 1-based line number in the input
+	// Metadata is the sample's metadata (k6's exec.vu.metrics.metadata, e.g.
+	// llm_request_id), sorted by key; nil unless Scanner.KeepMetadata is set.
+	// The slice is reused for the next point; its strings may be kept.
+	Metadata []Tag
 }
 
 // LineError is a corrupt line: its input, 1-based line number and what is wrong.
@@ -81,6 +85,9 @@ type Scanner struct {
 	Lenient bool
 	// MaxLineBytes limits the length of a line; 0 means DefaultMaxLineBytes.
 	MaxLineBytes int
+	// KeepMetadata decodes each kept point's metadata into Point.Metadata.
+	// Set it before the first Scan.
+	KeepMetadata bool
 
 	dec *decoder
 	buf []byte
@@ -89,6 +96,7 @@ type Scanner struct {
 func (s *Scanner) decoder() *decoder {
 	if s.dec == nil {
 		s.dec = newDecoder(s.Keep)
+		s.dec.metadata = s.KeepMetadata
 	}
 	return s.dec
 }
@@ -160,6 +168,9 @@ func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
 					Value:   res.value,
 					Tags:    res.tags,
 					Line:    st.Lines,
+				}
+				if len(res.meta) > 0 {
+					pt.Metadata = res.meta
 				}
 				if err := s.OnPoint(&pt); err != nil {
 					return true, err

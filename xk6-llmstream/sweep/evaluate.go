@@ -1,0 +1,136 @@
+package sweep
+
+import (
+	"math"
+	"slices"
+
+	"github.com/llmstream/xk6-llmstream/analyze/check"
+	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
+)
+
+// Spec is how every level is judged.
+type Spec struct {
+	Mode Mode
+	// SLO are the limits (ParseSLO), failure rate included.
+	SLO []check.Check
+	// Confidence of the intervals (default stats.DefaultConfidence).
+	Confidence float64
+	// Tolerance, MaxDropped and DriftChange tune the over-saturation tests
+	// (see DefaultTolerance, DefaultMaxDropped, DefaultDriftChange).
+	Tolerance, MaxDropped, DriftChange float64
+}
+
+// DefaultSpec is a Spec with the default confidence and saturation tests.
+func DefaultSpec(m Mode, slo []check.Check) Spec {
+	return Spec{Mode: m, SLO: slo, Confidence: stats.DefaultConfidence,
+		Tolerance: DefaultTolerance, MaxDropped: DefaultMaxDropped, DriftChange: DefaultDriftChange}
+}
+
+// Want is what the Reader must collect for this Spec: the SLO's streams, then
+// the latency metrics (each stream once).
+func (s Spec) Want() Want {
+	w := Want{Drift: MetricTTFT}
+	for _, c := range s.SLO {
+		w.Streams = addStream(w.Streams, Stream{Metric: c.Metric, Tags: c.Tags})
+	}
+	for _, m := range LatencyMetrics {
+		w.Streams = addStream(w.Streams, Stream{Metric: m})
+	}
+	return w
+}
+
+func addStream(ss []Stream, s Stream) []Stream {
+	if streamIndex(ss, s) < 0 {
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+func streamIndex(ss []Stream, s Stream) int {
+	return slices.IndexFunc(ss, func(t Stream) bool { return t.Metric == s.Metric && slices.Equal(t.Tags, s.Tags) })
+}
+
+// Evaluate judges one level's reading: throughput, goodput, latency, each SLO
+// limit, over-saturation and the verdict. below is the highest level run
+// below this one (nil: none).
+func (s Spec) Evaluate(r *Reading, offered float64, below *Level) Level {
+	want := s.Want()
+	var good func(*Request) bool
+	if r.Untracked == 0 {
+		good = func(q *Request) bool { return s.requestGood(want, q) }
+	}
+	tp := measure(r.Requests, good)
+	lv := Level{
+		Offered: offered, WindowS: tp.window, Requests: tp.requests, Failed: tp.failed,
+		RPS: num(tp.rps), AchievedRPS: num(tp.achieved), OutputTPS: num(tp.output), GoodputRPS: num(tp.goodp),
+		Dropped: int64(math.Round(r.Dropped)), Limits: []Limit{}, Saturation: []string{},
+	}
+	if tp.requests > 0 {
+		lv.FailureRate = num(float64(tp.failed) / float64(tp.requests))
+	}
+	for _, m := range LatencyMetrics {
+		lv.Latency = append(lv.Latency, distOf(m, r.Streams[streamIndex(want.Streams, Stream{Metric: m})].Sorted, s.Confidence))
+	}
+	lv.Verdict = Pass
+	for _, c := range s.SLO {
+		d := r.Streams[streamIndex(want.Streams, Stream{Metric: c.Metric, Tags: c.Tags})]
+		d.Seconds = tp.window
+		l := judge(c, d, s.Confidence)
+		lv.Limits = append(lv.Limits, l)
+		if l.Verdict.rank() > lv.Verdict.rank() {
+			lv.Verdict = l.Verdict
+		}
+	}
+	if why := s.saturation(offered, tp, r, below); len(why) > 0 {
+		lv.Saturation, lv.Verdict = why, Saturated
+	}
+	lv.Pass = lv.Verdict == Pass
+	return lv
+}
+
+// requestGood says whether a request met every per-request SLO limit: it did
+// not fail; each of its samples of a Trend the SLO limits meets the limit
+// (a request without such a sample does not); its sample of a Rate the SLO
+// limits is on the good side (0 under an upper limit, non-zero over a lower
+// one). Limits on Counters and Gauges have no per-request meaning and are
+// left out.
+func (s Spec) requestGood(want Want, q *Request) bool {
+	if !q.Ended || q.Failed {
+		return false
+	}
+	for _, c := range s.SLO {
+		i := streamIndex(want.Streams, Stream{Metric: c.Metric, Tags: c.Tags})
+		lo, hi := q.Min[i], q.Max[i]
+		switch knownOr(c.Metric) {
+		case k6json.Trend:
+			if math.IsNaN(lo) || !holdsValue(c.Expr, lo) || !holdsValue(c.Expr, hi) {
+				return false
+			}
+		case k6json.Rate:
+			if math.IsNaN(lo) {
+				return false
+			}
+			upper := c.Expr.Op == "<" || c.Expr.Op == "<="
+			if upper && hi != 0 || !upper && lo == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// knownOr is the type of one of llmstream.js's metrics, else Trend.
+func knownOr(metric string) k6json.Type {
+	if t, ok := knownTypes[metric]; ok {
+		return t
+	}
+	return k6json.Trend
+}
+
+// holdsValue applies a check's operator and limit to one value, through
+// analyze/check: the max of a single sample is that sample.
+func holdsValue(e check.Expr, v float64) bool {
+	e.Aggregate = check.Aggregate{Kind: check.Max}
+	return check.Check{Expr: e}.Evaluate(check.Data{Type: k6json.Trend, Sorted: []float64{v}, Count: 1}).Passed
+}

@@ -1,0 +1,100 @@
+package sweep
+
+// ResultVersion is the version of the JSON result; it changes when a field
+// changes meaning or goes away (new fields do not change it).
+const ResultVersion = 1
+
+// Result is a sweep's outcome, as --json writes it.
+type Result struct {
+	Version int    `json:"version"`
+	Mode    string `json:"mode"` // "rate" (LLM_RATE) or "vus" (LLM_VUS)
+	Unit    string `json:"unit"` // of offered: "req/s" or "VUs"
+	Script  string `json:"script"`
+	// SLO are the limits every level was judged on, failure rate included.
+	SLO        []string `json:"slo"`
+	Confidence float64  `json:"confidence"`
+	// Levels are in the order they ran.
+	Levels []Level `json:"levels"`
+	// MaxPassing is the highest passing offered level below the lowest level
+	// that did not pass (null: none passed).
+	MaxPassing *float64 `json:"max_passing"`
+	// Saturation is the lowest offered level found over-saturated (null: none).
+	Saturation *float64 `json:"saturation"`
+	// Stopped says why the sweep ended.
+	Stopped string `json:"stopped"`
+	// K6ExitCode is the exit code of the level that aborted the sweep (k6
+	// failed, not a threshold), else 0.
+	K6ExitCode int `json:"k6_exit_code"`
+}
+
+// Level is one level's measurement and verdict.
+type Level struct {
+	Index   int     `json:"index"` // 1-based, in the order run
+	Offered float64 `json:"offered"`
+	File    string  `json:"file"`
+	// K6ExitCode is k6's exit code for the level (99: the script's own
+	// thresholds failed; data, not an abort).
+	K6ExitCode int `json:"k6_exit_code"`
+	// WindowS is the measured window: from the first request's end to the
+	// last's. The rates count the requests that ended after the first.
+	WindowS  float64 `json:"window_s"`
+	Requests int64   `json:"requests"`
+	Failed   int64   `json:"failed"`
+	// FailureRate is Failed/Requests.
+	FailureRate *float64 `json:"failure_rate"`
+	// RPS counts every request that ended (failed ones too); AchievedRPS
+	// the successful ones; OutputTPS their llm_output_tokens; GoodputRPS
+	// those that met every per-request SLO limit (null when the requests
+	// carry no llm_request_id to join their samples).
+	RPS         *float64 `json:"rps"`
+	AchievedRPS *float64 `json:"achieved_rps"`
+	OutputTPS   *float64 `json:"output_tps"`
+	GoodputRPS  *float64 `json:"goodput_rps"`
+	Dropped     int64    `json:"dropped_iterations"`
+	Latency     []Dist   `json:"latency"`
+	Limits      []Limit  `json:"limits"`
+	// Saturation says why the level counts as over-saturated (empty: it
+	// does not).
+	Saturation []string `json:"saturation"`
+	Verdict    Verdict  `json:"verdict"`
+	Pass       bool     `json:"pass"`
+	// ElapsedS is the level's wall time (k6 and the helper); AnalysisS the
+	// part spent reading and judging its output.
+	ElapsedS  float64 `json:"elapsed_s"`
+	AnalysisS float64 `json:"analysis_s"`
+}
+
+// Dist is a latency metric's percentiles on one level.
+type Dist struct {
+	Metric      string     `json:"metric"`
+	Count       int        `json:"count"`
+	Percentiles []Quantile `json:"percentiles"`
+}
+
+// Quantile is one percentile (k6's p(N)) with its confidence interval.
+type Quantile struct {
+	Name  string   `json:"name"` // p(99)
+	Value *float64 `json:"value"`
+	CILo  *float64 `json:"ci_lo"`
+	CIHi  *float64 `json:"ci_hi"`
+}
+
+// quantile returns the named percentile of a Dist (nil if absent).
+func (d Dist) quantile(name string) *Quantile {
+	for i := range d.Percentiles {
+		if d.Percentiles[i].Name == name {
+			return &d.Percentiles[i]
+		}
+	}
+	return nil
+}
+
+// dist returns a level's Dist of a metric (nil if absent).
+func (l *Level) dist(metric string) *Dist {
+	for i := range l.Latency {
+		if l.Latency[i].Metric == metric {
+			return &l.Latency[i]
+		}
+	}
+	return nil
+}
