@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
@@ -102,18 +103,9 @@ func (c figureConfig) ecdfOptions(opts []plot.Option) []plot.Option {
 	return out
 }
 
-// seriesName is a group's name in a legend: its labels ("model=a"), or only
-// the input's label when the grouping is --by file.
-func seriesName(g *group) string {
-	if len(g.labels) == 1 && g.labels[0].Key == "file" {
-		return g.labels[0].Value
-	}
-	return g.key
-}
-
 // ecdfSeries is one group's ECDF curve with its marked percentiles (k6's).
-func ecdfSeries(g *group, sorted []float64, marks []float64) plot.Series {
-	ps := plot.Series{Name: seriesName(g), Sorted: sorted}
+func ecdfSeries(g *model.Group, sorted []float64, marks []float64) plot.Series {
+	ps := plot.Series{Name: g.Name(), Sorted: sorted}
 	for _, p := range marks {
 		if v, ok := stats.Percentile(sorted, p); ok {
 			ps.Marks = append(ps.Marks, plot.Mark{Name: "P" + strconv.FormatFloat(p, 'f', -1, 64), P: p / 100, Value: v})
@@ -124,13 +116,13 @@ func ecdfSeries(g *group, sorted []float64, marks []float64) plot.Series {
 
 // ecdfFigure draws a metric's ECDF, one curve per group, with the marked
 // percentiles (k6's), and returns each group's tail diagnosis.
-func (td *timedData) ecdfFigure(metric string, marks []float64, opts []plot.Option) (*plot.Figure, []string, error) {
+func ecdfFigure(d *model.Data, metric string, marks []float64, opts []plot.Option) (*plot.Figure, []string, error) {
 	var series []plot.Series
 	var sentences []string
-	for _, s := range td.ordered(metric) {
-		v := s.sorted()
-		series = append(series, ecdfSeries(s.group, v, marks))
-		sentences = append(sentences, tail.Diagnose(s.label(), v, tail.Unit(td.unit(metric))).Sentence)
+	for _, s := range d.Series(metric) {
+		v := s.Trend.Sorted()
+		series = append(series, ecdfSeries(s.Group, v, marks))
+		sentences = append(sentences, tail.Diagnose(s.Label(), v, tail.Unit(d.Unit(metric))).Sentence)
 	}
 	f, err := plot.ECDF(series, opts...)
 	if err != nil {
@@ -150,23 +142,23 @@ var driftPercents = []struct {
 
 // driftFigure draws a metric's P50 and P99 per time window, one colour per
 // group, and returns each group's drift verdict.
-func (td *timedData) driftFigure(metric string, width time.Duration, opts []plot.Option) (*plot.Figure, []string, error) {
-	f, sentences, _, err := td.drift(metric, width, opts)
+func driftFigure(d *model.Data, metric string, width time.Duration, opts []plot.Option) (*plot.Figure, []string, error) {
+	f, sentences, _, err := drift(d, metric, width, opts)
 	return f, sentences, err
 }
 
 // drift is driftFigure that also returns each group's windows, by group key.
-func (td *timedData) drift(metric string, width time.Duration, opts []plot.Option) (*plot.Figure, []string, map[string][]tail.Window, error) {
+func drift(d *model.Data, metric string, width time.Duration, opts []plot.Option) (*plot.Figure, []string, map[string][]tail.Window, error) {
 	var series []plot.DriftSeries
 	var sentences []string
 	windows := map[string][]tail.Window{}
-	for _, s := range td.ordered(metric) {
-		ws, err := tail.Windows(s.samples, width)
+	for _, s := range d.Series(metric) {
+		ws, err := tail.Windows(s.Trend.Samples(), width)
 		if err != nil {
 			return nil, nil, nil, usagef("--window: %v", err)
 		}
-		windows[s.group.key] = ws
-		ds := plot.DriftSeries{Name: seriesName(s.group)}
+		windows[s.Group.Key] = ws
+		ds := plot.DriftSeries{Name: s.Group.Name()}
 		for _, dp := range driftPercents {
 			pc := plot.DriftPercentile{Name: dp.name}
 			for _, w := range ws {
@@ -175,7 +167,7 @@ func (td *timedData) drift(metric string, width time.Duration, opts []plot.Optio
 			ds.Percentiles = append(ds.Percentiles, pc)
 		}
 		series = append(series, ds)
-		sentences = append(sentences, tail.Drift(s.label(), s.samples, tail.Unit(td.unit(metric))).Sentence)
+		sentences = append(sentences, tail.Drift(s.Label(), s.Trend.Samples(), tail.Unit(d.Unit(metric))).Sentence)
 	}
 	f, err := plot.Drift(series, opts...)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package output
 
 import (
 	"encoding/json"
@@ -9,124 +9,21 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
 	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
-// compareReport is the result of compare, and its JSON schema (documented in
-// docs/plots.md).
-type compareReport struct {
-	Schema string `json:"schema"`
-	// Baseline and Candidate describe each side's inputs as one (paths
-	// joined, counts summed); BaselineFiles and CandidateFiles list them.
-	Baseline       output.Input     `json:"baseline"`
-	Candidate      output.Input     `json:"candidate"`
-	BaselineFiles  []output.Input   `json:"baseline_files"`
-	CandidateFiles []output.Input   `json:"candidate_files"`
-	Selection      output.Selection `json:"selection"`
-	Confidence     float64          `json:"confidence"`
-	Resamples      int              `json:"resamples"`
-	Seed           uint64           `json:"seed"`
-	Metrics        []compareMetric  `json:"metrics"` // the Trends
-	Rates          []compareRate    `json:"rates"`
-	Limits         []limitResult    `json:"limits"`
-	Warnings       []string         `json:"warnings"`
-	OK             bool             `json:"ok"` // no limit broken
-}
-
-type compareMetric struct {
-	Name   string         `json:"name"`
-	Unit   string         `json:"unit"`
-	Groups []compareGroup `json:"groups"`
-}
-
-type compareGroup struct {
-	Label     string            `json:"label"`
-	Labels    map[string]string `json:"labels"`
-	Baseline  int               `json:"baseline_count"`
-	Candidate int               `json:"candidate_count"`
-	KSD       *float64          `json:"ks_d"`
-	KSP       *float64          `json:"ks_p"`
-	Verdict   string            `json:"verdict"`
-	Changes   []compareChange   `json:"changes"`
-}
-
-type compareChange struct {
-	Stat      string   `json:"stat"`
-	Baseline  *float64 `json:"baseline"`
-	Candidate *float64 `json:"candidate"`
-	Delta     *float64 `json:"delta"`
-	DeltaLow  *float64 `json:"delta_low"`
-	DeltaHigh *float64 `json:"delta_high"`
-	Rel       *float64 `json:"rel"` // (candidate − baseline)/baseline
-	RelLow    *float64 `json:"rel_low"`
-	RelHigh   *float64 `json:"rel_high"`
-	Verdict   string   `json:"verdict"`
-}
-
-// compareRate is one Rate metric's comparison.
-type compareRate struct {
-	Name string `json:"name"`
-	// LowerIsBetter: a failure rate (a name with "fail" or "error"); else
-	// the rate counts successes and higher is better.
-	LowerIsBetter bool               `json:"lower_is_better"`
-	Groups        []compareRateGroup `json:"groups"`
-}
-
-type compareRateGroup struct {
-	Label     string            `json:"label"`
-	Labels    map[string]string `json:"labels"`
-	Baseline  rateSide          `json:"baseline"`
-	Candidate rateSide          `json:"candidate"`
-	// Delta is the candidate's rate − the baseline's, a difference of
-	// shares (0.01 is one percentage point); DeltaLow and DeltaHigh its
-	// Newcombe interval at the confidence level.
-	Delta     float64 `json:"delta"`
-	DeltaLow  float64 `json:"delta_low"`
-	DeltaHigh float64 `json:"delta_high"`
-	Verdict   string  `json:"verdict"`
-}
-
-// rateSide is a Rate's samples in one run.
-type rateSide struct {
-	Count   int64   `json:"count"`
-	NonZero int64   `json:"non_zero"`
-	Rate    float64 `json:"rate"`
-}
-
-type limitResult struct {
-	Limit  string `json:"limit"` // as ParseLimit reads it
-	Metric string `json:"metric"`
-	Group  string `json:"group"`
-	Stat   string `json:"stat"`
-	// Change is relative or absolute, as the limit is (for a rate: a
-	// difference of shares); Low and High bound it.
-	Change   *float64 `json:"change"`
-	Low      *float64 `json:"low"`
-	High     *float64 `json:"high"`
-	Broken   bool     `json:"broken"`             // worse than the limit with confidence
-	Untested string   `json:"untested,omitempty"` // why it could not be tested
-	limit    compare.Limit
-}
-
-func (r *compareReport) broken() int {
-	n := 0
-	for _, l := range r.Limits {
-		if l.Broken {
-			n++
-		}
-	}
-	return n
-}
-
-// writeCompare writes the report as text, Markdown or JSON.
-func writeCompare(w io.Writer, format string, r *compareReport) error {
-	if format == output.JSON {
+// WriteCompare writes a comparison as text, Markdown or JSON.
+func WriteCompare(w io.Writer, format string, r *result.Comparison) error {
+	if format == JSON {
+		// Unlike the summary's and the checks' JSON, HTML characters are
+		// escaped, as compare has always written them.
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	md := format == output.Markdown
-	ew := &errorWriter{w: w}
+	md := format == Markdown
+	ew := &errWriter{w: w}
 	if md {
 		ew.printf("## Baseline vs candidate\n\n")
 		ew.printf("- baseline: %s (%s samples of the selected metrics)\n- candidate: %s (%s samples)\n",
@@ -139,7 +36,7 @@ func writeCompare(w io.Writer, format string, r *compareReport) error {
 	}
 	for _, m := range r.Metrics {
 		for _, g := range m.Groups {
-			head := fmt.Sprintf("%s%s — %s", m.Name, groupLabel(g.Label), g.Verdict)
+			head := fmt.Sprintf("%s%s — %s", m.Name, model.GroupSuffix(g.Label), g.Verdict)
 			facts := fmt.Sprintf("baseline n=%s, candidate n=%s, Kolmogorov–Smirnov D=%s p=%s",
 				numfmt.Thousands(int64(g.Baseline)), numfmt.Thousands(int64(g.Candidate)), numOrDash(g.KSD), pValue(g.KSP))
 			if md {
@@ -175,9 +72,9 @@ func writeCompare(w io.Writer, format string, r *compareReport) error {
 		for _, l := range r.Limits {
 			format := signed
 			switch {
-			case l.limit.IsRate():
+			case l.Rule.IsRate():
 				format = signedPP
-			case l.limit.Relative:
+			case l.Rule.Relative:
 				format = signedPct
 			}
 			result := "pass"
@@ -188,9 +85,9 @@ func writeCompare(w io.Writer, format string, r *compareReport) error {
 				result = "not tested: " + l.Untested
 			}
 			if md {
-				ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+groupLabel(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
+				ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
 			} else {
-				ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+groupLabel(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
+				ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
 			}
 		}
 	}
@@ -204,7 +101,7 @@ func writeCompare(w io.Writer, format string, r *compareReport) error {
 }
 
 // writeRates writes the Rates' table: per metric, one row per group.
-func writeRates(ew *errorWriter, md bool, r *compareReport) error {
+func writeRates(ew *errWriter, md bool, r *result.Comparison) error {
 	level := pctLevel(r.Confidence)
 	for _, m := range r.Rates {
 		better := "higher is better"
@@ -235,7 +132,7 @@ func writeRates(ew *errorWriter, md bool, r *compareReport) error {
 }
 
 // rateText is "3.29% (21 of 638)".
-func rateText(s rateSide) string {
+func rateText(s result.RateSide) string {
 	return fmt.Sprintf("%s%% (%s of %s)", strconv.FormatFloat(100*s.Rate, 'f', 2, 64), numfmt.Thousands(s.NonZero), numfmt.Thousands(s.Count))
 }
 
@@ -252,7 +149,7 @@ func signedPP(v *float64) string {
 }
 
 // codeList writes the inputs' paths as Markdown code, comma-separated.
-func codeList(files []output.Input) string {
+func codeList(files []result.Input) string {
 	s := ""
 	for i, f := range files {
 		if i > 0 {
@@ -262,23 +159,6 @@ func codeList(files []output.Input) string {
 	}
 	return s
 }
-
-// errorWriter keeps the first write error.
-type errorWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errorWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errorWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
 // unitSuffix is " (ms)", or "" without a unit.
 func unitSuffix(unit string) string {
@@ -294,7 +174,7 @@ func numOrDash(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return output.Number(*v)
+	return Number(*v)
 }
 
 func withUnitText(v *float64, unit string) string {
@@ -302,16 +182,16 @@ func withUnitText(v *float64, unit string) string {
 		return "—"
 	}
 	if unit == "" {
-		return output.Number(*v)
+		return Number(*v)
 	}
-	return output.Number(*v) + " " + unit
+	return Number(*v) + " " + unit
 }
 
 func signed(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	s := output.Number(*v)
+	s := Number(*v)
 	if *v > 0 {
 		s = "+" + s
 	}
