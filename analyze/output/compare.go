@@ -34,6 +34,25 @@ func WriteCompare(w io.Writer, format string, r *result.Comparison) error {
 			r.Baseline.Path, numfmt.Thousands(r.Baseline.Kept), r.Candidate.Path, numfmt.Thousands(r.Candidate.Kept))
 		ew.printf("%s intervals, bootstrap of %d resamples (seed %d); Trends: lower is better\n", pctLevel(r.Confidence), r.Resamples, r.Seed)
 	}
+	if err := writeTrends(ew, md, r); err != nil {
+		return err
+	}
+	if err := writeRates(ew, md, r); err != nil {
+		return err
+	}
+	writeLimits(ew, md, r)
+	if len(r.Warnings) > 0 && md {
+		ew.printf("\n")
+		for _, w := range r.Warnings {
+			ew.printf("> warning: %s\n", w)
+		}
+	}
+	return ew.err
+}
+
+// writeTrends writes the Trends' tables: per metric and group, one row per
+// statistic.
+func writeTrends(ew *errWriter, md bool, r *result.Comparison) error {
 	for _, m := range r.Metrics {
 		for _, g := range m.Groups {
 			head := fmt.Sprintf("%s%s — %s", m.Name, model.GroupSuffix(g.Label), g.Verdict)
@@ -60,44 +79,40 @@ func WriteCompare(w io.Writer, format string, r *result.Comparison) error {
 			}
 		}
 	}
-	if err := writeRates(ew, md, r); err != nil {
-		return err
+	return nil
+}
+
+// writeLimits writes the regression limits' results.
+func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
+	if len(r.Limits) == 0 {
+		return
 	}
-	if len(r.Limits) > 0 {
+	if md {
+		ew.printf("\n### Regression limits\n\n| limit | metric | change | %s CI | result |\n|---|---|--:|--:|---|\n", pctLevel(r.Confidence))
+	} else {
+		ew.printf("\nregression limits (broken when the candidate is worse by more than the limit with confidence):\n")
+	}
+	for _, l := range r.Limits {
+		format := signed
+		switch {
+		case l.Rule.IsRate():
+			format = signedPP
+		case l.Rule.Relative:
+			format = signedPct
+		}
+		result := "pass"
+		switch {
+		case l.Broken:
+			result = "BROKEN"
+		case l.Untested != "":
+			result = "not tested: " + l.Untested
+		}
 		if md {
-			ew.printf("\n### Regression limits\n\n| limit | metric | change | %s CI | result |\n|---|---|--:|--:|---|\n", pctLevel(r.Confidence))
+			ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
 		} else {
-			ew.printf("\nregression limits (broken when the candidate is worse by more than the limit with confidence):\n")
-		}
-		for _, l := range r.Limits {
-			format := signed
-			switch {
-			case l.Rule.IsRate():
-				format = signedPP
-			case l.Rule.Relative:
-				format = signedPct
-			}
-			result := "pass"
-			switch {
-			case l.Broken:
-				result = "BROKEN"
-			case l.Untested != "":
-				result = "not tested: " + l.Untested
-			}
-			if md {
-				ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
-			} else {
-				ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
-			}
+			ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
 		}
 	}
-	if len(r.Warnings) > 0 && md {
-		ew.printf("\n")
-		for _, w := range r.Warnings {
-			ew.printf("> warning: %s\n", w)
-		}
-	}
-	return ew.err
 }
 
 // writeRates writes the Rates' table: per metric, one row per group.
