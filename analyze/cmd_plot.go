@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
@@ -75,9 +76,9 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		var f *plot.Figure
 		var sentences []string
 		if drift {
-			f, sentences, err = driftFigure(d, m, fc.window, opts)
+			f, sentences, _, err = figures.Drift(d, m, fc.window, opts...)
 		} else {
-			f, sentences, err = ecdfFigure(d, m, fc.marks, fc.ecdfOptions(opts))
+			f, sentences, err = figures.ECDF(d, m, fc.marks, fc.ecdfOptions(opts)...)
 		}
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/report"
@@ -153,7 +154,7 @@ func trendSection(m *report.Metric, d *model.Data, sm result.Metric, c reportCon
 		g := sm.Groups[i]
 		m.Groups = append(m.Groups, report.TrendGroup(m.Name, g))
 		m.Diagnosis = append(m.Diagnosis, g.Tail.Sentence)
-		series = append(series, ecdfSeries(s.Group, s.Trend.Sorted(), c.fig.marks))
+		series = append(series, figures.Series(s.Group, s.Trend.Sorted(), c.fig.marks))
 	}
 	ecdf, err := plot.ECDF(series, c.fig.ecdfOptions(opts)...)
 	if err != nil {
@@ -164,15 +165,15 @@ func trendSection(m *report.Metric, d *model.Data, sm result.Metric, c reportCon
 	if len(series) > 1 {
 		caption += ", one curve per group"
 	}
-	m.Figures = append(m.Figures, report.Figure{File: figureFile(m.Name, "ecdf"), Caption: caption, Fig: ecdf})
+	m.Figures = append(m.Figures, report.Figure{File: figures.File(m.Name, "ecdf"), Caption: caption, Fig: ecdf})
 
 	width := c.fig.window
-	drift, sentences, windows, err := drift(d, m.Name, width, opts)
+	drift, sentences, windows, err := figures.Drift(d, m.Name, width, opts...)
 	if err != nil {
 		return err
 	}
 	m.Drift = sentences
-	m.Figures = append(m.Figures, report.Figure{File: figureFile(m.Name, "drift"),
+	m.Figures = append(m.Figures, report.Figure{File: figures.File(m.Name, "drift"),
 		Caption: fmt.Sprintf("P50 and P99 of %s per %s window over the run", m.Name, width), Fig: drift})
 	for _, g := range sm.Groups {
 		for _, w := range windows[g.Label] {
