@@ -13,10 +13,15 @@ type cursor struct {
 	i int
 }
 
+// ws passes over white space. k6 writes none: the common case costs one
+// comparison, inline.
 func (c *cursor) ws() {
-	if c.i < len(c.b) && c.b[c.i] > ' ' {
-		return // the common case: k6 writes no white space
+	if c.i < len(c.b) && c.b[c.i] <= ' ' {
+		c.wsRun()
 	}
+}
+
+func (c *cursor) wsRun() {
 	for c.i < len(c.b) {
 		switch c.b[c.i] {
 		case ' ', '\t', '\r', '\n':
@@ -37,34 +42,40 @@ func (c *cursor) eat(ch byte) bool {
 
 // An object is read member by member:
 //
-//	more, ok := c.open()
-//	for ; more; more, ok = c.next() {
-//		key, ok := c.key() // then read or skip the value
+//	ok := true
+//	for more := c.open(); more; more, ok = c.next() {
+//		key, kok := c.key() // then read or skip the value
 //	}
 //	// ok: the object was well formed up to its closing brace
 
-// open reads the opening brace of an object: more says whether a member
-// follows, ok whether the object began well.
-func (c *cursor) open() (more, ok bool) {
-	if !c.eat('{') {
-		return false, false
-	}
+// open reads the opening brace of an object, which the caller has seen at
+// the cursor, and reports whether a member follows.
+func (c *cursor) open() (more bool) {
+	c.i++
 	c.ws()
-	if c.eat('}') {
-		return false, true
+	if c.i < len(c.b) && c.b[c.i] == '}' {
+		c.i++
+		return false
 	}
-	return true, true
+	return true
 }
+
+// isOpen reports whether an object begins at the cursor.
+func (c *cursor) isOpen() bool { return c.i < len(c.b) && c.b[c.i] == '{' }
 
 // next reads what follows a member's value: a comma (more: another member
 // follows) or the closing brace.
 func (c *cursor) next() (more, ok bool) {
 	c.ws()
-	if c.eat('}') {
-		return false, true
-	}
-	if c.eat(',') {
-		return true, true
+	if c.i < len(c.b) {
+		switch c.b[c.i] {
+		case ',':
+			c.i++
+			return true, true
+		case '}':
+			c.i++
+			return false, true
+		}
 	}
 	return false, false
 }
@@ -74,16 +85,20 @@ func (c *cursor) next() (more, ok bool) {
 func (c *cursor) key() ([]byte, bool) {
 	c.ws()
 	k, ok := c.str()
-	return k, ok && c.colon()
+	if !ok || !c.colon() {
+		return nil, false
+	}
+	return k, true
 }
 
 // colon reads the colon between a key and its value, with the white space
 // around it.
 func (c *cursor) colon() bool {
 	c.ws()
-	if !c.eat(':') {
+	if c.i >= len(c.b) || c.b[c.i] != ':' {
 		return false
 	}
+	c.i++
 	c.ws()
 	return true
 }
@@ -118,39 +133,50 @@ func (c *cursor) str() ([]byte, bool) {
 
 // number reads a JSON number (RFC 8259 grammar) and returns its text.
 func (c *cursor) number() ([]byte, bool) {
-	start := c.i
-	c.eat('-')
+	b, i := c.b, c.i
+	start := i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
 	switch {
-	case c.eat('0'):
-	case c.i < len(c.b) && c.b[c.i] >= '1' && c.b[c.i] <= '9':
-		c.digits()
-	default:
-		c.i = start
-		return nil, false
-	}
-	if c.eat('.') && !c.digits() {
-		c.i = start
-		return nil, false
-	}
-	if c.eat('e') || c.eat('E') {
-		if !c.eat('+') {
-			c.eat('-')
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
 		}
-		if !c.digits() {
-			c.i = start
+	default:
+		return nil, false
+	}
+	if i < len(b) && b[i] == '.' {
+		if i = digitRun(b, i+1); i < 0 {
 			return nil, false
 		}
 	}
-	return c.b[start:c.i], true
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i = digitRun(b, i); i < 0 {
+			return nil, false
+		}
+	}
+	c.i = i
+	return b[start:i], true
 }
 
-// digits reads a run of decimal digits and reports whether there was one.
-func (c *cursor) digits() bool {
-	d := c.i
-	for c.i < len(c.b) && c.b[c.i] >= '0' && c.b[c.i] <= '9' {
-		c.i++
+// digitRun returns the end of the run of digits at b[i:], or -1 when there
+// is none.
+func digitRun(b []byte, i int) int {
+	d := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
 	}
-	return c.i > d
+	if i == d {
+		return -1
+	}
+	return i
 }
 
 // maxSkipDepth bounds the nesting the fast path skips over; deeper values go to
@@ -166,8 +192,8 @@ func (c *cursor) skip(depth int) bool {
 	case ch == '"':
 		return c.skipString()
 	case ch == '{':
-		more, ok := c.open()
-		for ; more; more, ok = c.next() {
+		ok := true
+		for more := c.open(); more; more, ok = c.next() {
 			c.ws()
 			if !c.skipString() || !c.colon() || !c.skip(depth+1) {
 				return false

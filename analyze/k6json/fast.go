@@ -29,12 +29,53 @@ func (dc *decoder) fast(line []byte, needTime bool, r *lineResult) bool {
 		*r = lineResult{kind: lineBlank}
 		return true
 	}
+	if !c.isOpen() {
+		return false
+	}
 	t := topLine{dataStart: -1}
-	more, ok := c.open()
-	for ; more; more, ok = c.next() {
+	ok := true
+	for more := c.open(); more; more, ok = c.next() {
 		key, kok := c.key()
-		if !kok || !dc.fastMember(&c, key, &t, needTime, r) {
+		if !kok {
 			return false
+		}
+		switch string(key) {
+		case "metric":
+			if t.seenM {
+				return false
+			}
+			t.seenM = true
+			if t.metricName, ok = c.str(); !ok || len(t.metricName) == 0 {
+				return false
+			}
+		case "type":
+			if t.seenT || !t.readType(&c) {
+				return false
+			}
+		case "data":
+			if t.dataStart >= 0 || !c.isOpen() {
+				return false
+			}
+			t.dataStart = c.i
+			// The data of a Point whose metric is known is decoded at once;
+			// otherwise it is skipped now and decoded at the end of the line.
+			if t.isPoint && t.seenM {
+				t.ms = dc.metric(t.metricName)
+				t.dataDone = t.ms.keep || needTime
+			}
+			if t.dataDone {
+				ok = dc.fastData(&c, t.ms.keep, r)
+			} else {
+				ok = c.skip(0)
+			}
+			t.dataEnd = c.i
+			if !ok {
+				return false
+			}
+		default:
+			if !c.skip(0) {
+				return false
+			}
 		}
 	}
 	if !ok {
@@ -51,55 +92,23 @@ func (dc *decoder) fast(line []byte, needTime bool, r *lineResult) bool {
 	return dc.fastPoint(line, &t, needTime, r)
 }
 
-// fastMember reads the value of one member of a line.
-func (dc *decoder) fastMember(c *cursor, key []byte, t *topLine, needTime bool, r *lineResult) bool {
-	var ok bool
-	switch string(key) {
-	case "metric":
-		if t.seenM {
-			return false
-		}
-		t.seenM = true
-		t.metricName, ok = c.str()
-		return ok && len(t.metricName) > 0
-	case "type":
-		if t.seenT {
-			return false
-		}
-		t.seenT = true
-		typ, ok := c.str()
-		if !ok {
-			return false
-		}
-		switch string(typ) {
-		case "Point":
-			t.isPoint = true
-		case "Metric":
-			return false // rare: declarations go to encoding/json
-		default:
-			t.isOther = true
-		}
-		return true
-	case "data":
-		if t.dataStart >= 0 || c.i >= len(c.b) || c.b[c.i] != '{' {
-			return false
-		}
-		t.dataStart = c.i
-		// The data of a Point whose metric is known is decoded at once;
-		// otherwise it is skipped now and decoded at the end of the line.
-		if t.isPoint && t.seenM {
-			t.ms = dc.metric(t.metricName)
-			if t.ms.keep || needTime {
-				t.dataDone = dc.fastData(c, t.ms.keep, r)
-				t.dataEnd = c.i
-				return t.dataDone
-			}
-		}
-		ok = c.skip(0)
-		t.dataEnd = c.i
-		return ok
+// readType reads the line's type: a Point, or another line the fast path
+// need not decode; a Metric declaration (rare) goes to encoding/json.
+func (t *topLine) readType(c *cursor) bool {
+	t.seenT = true
+	typ, ok := c.str()
+	if !ok {
+		return false
 	}
-	return c.skip(0)
+	switch string(typ) {
+	case "Point":
+		t.isPoint = true
+	case "Metric":
+		return false
+	default:
+		t.isOther = true
+	}
+	return true
 }
 
 // fastPoint finishes a Point line: decodes its data if that came before its
@@ -134,29 +143,65 @@ func (dc *decoder) fastPoint(line []byte, t *topLine, needTime bool, r *lineResu
 	return true
 }
 
-// pointData is what fastData has read of a Point's data object.
-type pointData struct {
-	seenTime, seenValue, seenTags bool
-}
-
 // fastData decodes a Point's data object. With full false only the time is
 // wanted, and a missing or odd time is not an error (hasTime says if it was found).
 func (dc *decoder) fastData(c *cursor, full bool, r *lineResult) bool {
-	var d pointData
+	var seenTime, seenValue, seenTags bool
+	if !c.isOpen() {
+		return false
+	}
 	r.tags = nil
 	r.hasTime = false
-	more, ok := c.open()
-	for ; more; more, ok = c.next() {
+	ok := true
+	for more := c.open(); more; more, ok = c.next() {
 		key, kok := c.key()
-		if !kok || !dc.dataMember(c, key, &d, full, r) {
+		if !kok {
 			return false
+		}
+		switch string(key) {
+		case "time":
+			if seenTime {
+				return false
+			}
+			seenTime = true
+			s, sok := c.str()
+			if !sok {
+				return false
+			}
+			if r.unixNano, r.hasTime = parseTimeFast(s); !r.hasTime {
+				return false
+			}
+		case "value":
+			if seenValue {
+				return false
+			}
+			seenValue = true
+			if !dc.fastValue(c, full, r) {
+				return false
+			}
+		case "tags":
+			if seenTags {
+				return false
+			}
+			seenTags = true
+			if !full {
+				if !c.skip(0) {
+					return false
+				}
+			} else if r.tags = dc.fastTagsValue(c); r.tags == nil {
+				return false
+			}
+		default:
+			if !c.skip(0) {
+				return false
+			}
 		}
 	}
 	if !ok {
 		return false
 	}
 	if full {
-		if !d.seenTime || !d.seenValue {
+		if !seenTime || !seenValue {
 			return false
 		}
 		if r.tags == nil {
@@ -166,47 +211,18 @@ func (dc *decoder) fastData(c *cursor, full bool, r *lineResult) bool {
 	return true
 }
 
-// dataMember reads the value of one member of a Point's data.
-func (dc *decoder) dataMember(c *cursor, key []byte, d *pointData, full bool, r *lineResult) bool {
-	switch string(key) {
-	case "time":
-		if d.seenTime {
-			return false
-		}
-		d.seenTime = true
-		s, ok := c.str()
-		if !ok {
-			return false
-		}
-		r.unixNano, r.hasTime = parseTimeFast(s)
-		return r.hasTime
-	case "value":
-		if d.seenValue {
-			return false
-		}
-		d.seenValue = true
-		if !full {
-			return c.skip(0)
-		}
-		num, ok := c.number()
-		if !ok {
-			return false
-		}
-		v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(num), len(num)), 64)
-		r.value = v
-		return err == nil
-	case "tags":
-		if d.seenTags {
-			return false
-		}
-		d.seenTags = true
-		if !full {
-			return c.skip(0)
-		}
-		r.tags = dc.fastTagsValue(c)
-		return r.tags != nil
+// fastValue reads a Point's value (skips it when not full).
+func (dc *decoder) fastValue(c *cursor, full bool, r *lineResult) bool {
+	if !full {
+		return c.skip(0)
 	}
-	return c.skip(0)
+	num, ok := c.number()
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(num), len(num)), 64)
+	r.value = v
+	return err == nil
 }
 
 // fastTagsValue reads a Point's tags: null, a tags object seen before, or a
@@ -216,7 +232,7 @@ func (dc *decoder) fastTagsValue(c *cursor) *TagSet {
 		return dc.in.sets[0]
 	}
 	start := c.i
-	if c.i >= len(c.b) || c.b[c.i] != '{' {
+	if !c.isOpen() {
 		return nil
 	}
 	// Shortcut: if the bytes up to the first '}' are a tags object seen
@@ -243,8 +259,8 @@ func (dc *decoder) fastTagsValue(c *cursor) *TagSet {
 func (dc *decoder) fastTags(raw []byte) *TagSet {
 	c := cursor{b: raw}
 	tags := dc.tagBuf[:0]
-	more, ok := c.open()
-	for ; more; more, ok = c.next() {
+	ok := true
+	for more := c.open(); more; more, ok = c.next() {
 		k, kok := c.key()
 		if !kok {
 			return nil
