@@ -78,11 +78,8 @@ func (dc *decoder) fast(line []byte, needTime bool, r *lineResult) bool {
 			}
 		}
 	}
-	if !ok {
-		return false
-	}
 	c.ws()
-	if c.i != len(line) {
+	if !ok || c.i != len(line) {
 		return false
 	}
 	if !t.seenT || t.isOther {
@@ -197,16 +194,11 @@ func (dc *decoder) fastData(c *cursor, full bool, r *lineResult) bool {
 			}
 		}
 	}
-	if !ok {
+	if !ok || full && (!seenTime || !seenValue) {
 		return false
 	}
-	if full {
-		if !seenTime || !seenValue {
-			return false
-		}
-		if r.tags == nil {
-			r.tags = dc.in.sets[0]
-		}
+	if full && r.tags == nil {
+		r.tags = dc.in.sets[0]
 	}
 	return true
 }
