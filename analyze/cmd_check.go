@@ -5,7 +5,9 @@ import (
 	"io"
 
 	"github.com/llmstream/xk6-llmstream/analyze/check"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 const checkExamples = `  analyze check results.json --check 'llm_ttft: p(99)<2000' --check 'llm_requests_failed: rate<0.01'
@@ -47,43 +49,28 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(checks) == 0 && !fromInput {
 		return usagef("no checks: give --check 'METRIC: EXPR', --checks FILE or --k6-thresholds")
 	}
-	r, err := in.open(paths, stdin, stderr)
+	r, err := in.open(paths, stdin, stderr, func(s *model.Selection) { s.MissingOK = true })
 	if err != nil {
 		return err
 	}
-	ev := newEvaluator(checks)
-	r.sel.missingOK = true
-	r.keep = func(name string) bool {
+	ev := result.NewEvaluator(checks)
+	r.SetKeep(func(name string) bool {
 		if fromInput {
-			if m, ok := r.decls[name]; ok && len(m.Thresholds) > 0 {
-				ev.want(name, nil)
+			if m, ok := r.Declaration(name); ok && len(m.Thresholds) > 0 {
+				ev.Want(name, nil)
 			}
 		}
-		return ev.wants(name)
-	}
-	if err := ev.read(r); err != nil {
+		return ev.Wants(name)
+	})
+	if err := ev.Read(r); err != nil {
 		return err
 	}
 	if fromInput {
-		for _, name := range r.metricNames() {
-			m, ok := r.decls[name]
-			if !ok {
-				continue
-			}
-			for _, t := range m.Thresholds {
-				e, err := check.ParseExpr(t)
-				if err != nil {
-					return usagef("threshold %q on %s in the inputs: %v", t, name, err)
-				}
-				cs, _ := check.Parse(name + ": " + e.Source)
-				checks = append(checks, cs...)
-			}
-		}
-		if len(checks) == 0 {
-			return usagef("--k6-thresholds: the inputs declare no thresholds, and no other checks were given")
+		if checks, err = appendThresholds(checks, r); err != nil {
+			return err
 		}
 	}
-	rep, err := ev.report(r, checks)
+	rep, err := ev.Evaluate(r, checks)
 	if err != nil {
 		return err
 	}
@@ -97,4 +84,27 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return errCheckFailed
 	}
 	return nil
+}
+
+// appendThresholds adds the thresholds the inputs declare on their metrics
+// to the checks.
+func appendThresholds(checks []check.Check, r *model.Reader) ([]check.Check, error) {
+	for _, name := range r.MetricNames() {
+		m, ok := r.Declaration(name)
+		if !ok {
+			continue
+		}
+		for _, t := range m.Thresholds {
+			e, err := check.ParseExpr(t)
+			if err != nil {
+				return nil, usagef("threshold %q on %s in the inputs: %v", t, name, err)
+			}
+			cs, _ := check.Parse(name + ": " + e.Source)
+			checks = append(checks, cs...)
+		}
+	}
+	if len(checks) == 0 {
+		return nil, usagef("--k6-thresholds: the inputs declare no thresholds, and no other checks were given")
+	}
+	return checks, nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // goldenChecks exercise a pass, a failure, a submetric and a check without data.
@@ -37,13 +37,13 @@ func TestCheckGolden(t *testing.T) {
 	}
 }
 
-func checkJSON(t *testing.T, wantCode int, args ...string) *output.CheckReport {
+func checkJSON(t *testing.T, wantCode int, args ...string) *result.CheckReport {
 	t.Helper()
 	code, out, errs := run(t, nil, append([]string{"check", "--format", "json"}, args...)...)
 	if code != wantCode {
 		t.Fatalf("check %v: exit %d, want %d: %s", args, code, wantCode, errs)
 	}
-	var r output.CheckReport
+	var r result.CheckReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}

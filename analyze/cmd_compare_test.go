@@ -6,25 +6,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
-func compareJSON(t *testing.T, wantCode int, args ...string) *compareReport {
+func compareJSON(t *testing.T, wantCode int, args ...string) *result.Comparison {
 	t.Helper()
 	code, out, stderr := run(t, nil, append([]string{"compare", "--format", "json"}, args...)...)
 	if code != wantCode {
 		t.Fatalf("compare %v: exit %d, want %d: %s", args, code, wantCode, stderr)
 	}
-	var r compareReport
+	var r result.Comparison
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if r.Schema != CompareSchema {
+	if r.Schema != result.CompareSchema {
 		t.Fatalf("schema %q", r.Schema)
 	}
 	return &r
 }
 
-func findCompareGroup(t *testing.T, r *compareReport, metric, label string) compareGroup {
+func findCompareGroup(t *testing.T, r *result.Comparison, metric, label string) result.CompareGroup {
 	t.Helper()
 	for _, m := range r.Metrics {
 		for _, g := range m.Groups {
@@ -34,7 +36,7 @@ func findCompareGroup(t *testing.T, r *compareReport, metric, label string) comp
 		}
 	}
 	t.Fatalf("no group %s %s in %+v", metric, label, r.Metrics)
-	return compareGroup{}
+	return result.CompareGroup{}
 }
 
 func TestCompareCommand(t *testing.T) {
@@ -152,7 +154,7 @@ func TestCompareCommandErrors(t *testing.T) {
 	}
 }
 
-func findRateGroup(t *testing.T, r *compareReport, metric, label string) (compareRate, compareRateGroup) {
+func findRateGroup(t *testing.T, r *result.Comparison, metric, label string) (result.CompareRate, result.RateGroup) {
 	t.Helper()
 	for _, m := range r.Rates {
 		for _, g := range m.Groups {
@@ -162,7 +164,7 @@ func findRateGroup(t *testing.T, r *compareReport, metric, label string) (compar
 		}
 	}
 	t.Fatalf("no rate group %s %s in %+v", metric, label, r.Rates)
-	return compareRate{}, compareRateGroup{}
+	return result.CompareRate{}, result.RateGroup{}
 }
 
 // TestCompareRates compares the Rates of two runs: a failure rate from 2% to

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 )
 
@@ -49,17 +51,17 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := in.open(paths, stdin, stderr)
+	r, err := in.open(paths, stdin, stderr, nil)
 	if err != nil {
 		return err
 	}
-	td, err := collectTimed(r, k6json.Trend)
+	d, err := model.Collect(r, model.CollectOptions{Timed: true, Types: []k6json.Type{k6json.Trend}})
 	if err != nil {
 		return err
 	}
-	metrics := td.trendMetrics()
+	metrics := d.MetricsOfType(k6json.Trend)
 	if len(metrics) == 0 {
-		return usagef("no Trend samples selected to plot (metrics in the inputs: %s)", strings.Join(r.metricNames(), ", "))
+		return usagef("no Trend samples selected to plot (metrics in the inputs: %s)", strings.Join(r.MetricNames(), ", "))
 	}
 	for _, m := range metrics {
 		path := out
@@ -67,16 +69,16 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			ext := filepath.Ext(out)
 			path = strings.TrimSuffix(out, ext) + "-" + m + ext
 		}
-		opts := []plot.Option{plot.Metric(m), fc.size, plot.DPI(figureDPI), plot.Unit(td.unit(m))}
+		opts := []plot.Option{plot.Metric(m), fc.size, plot.DPI(figureDPI), plot.Unit(d.Unit(m))}
 		if title != "" {
 			opts = append(opts, plot.Title(title))
 		}
 		var f *plot.Figure
 		var sentences []string
 		if drift {
-			f, sentences, err = td.driftFigure(m, fc.window, opts)
+			f, sentences, _, err = figures.Drift(d, m, fc.window, opts...)
 		} else {
-			f, sentences, err = td.ecdfFigure(m, fc.marks, fc.ecdfOptions(opts))
+			f, sentences, err = figures.ECDF(d, m, fc.marks, fc.ecdfOptions(opts)...)
 		}
 		if err != nil {
 			return err

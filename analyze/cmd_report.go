@@ -8,13 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/k6json"
-	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/figures"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/report"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
-	"github.com/llmstream/xk6-llmstream/analyze/tail"
 )
 
 const reportExamples = `  analyze report results.json -o report
@@ -36,7 +35,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		dir    string
 		title  string
 		sopts  = stats.DefaultOptions()
-		failed = 0.05
+		failed = result.DefaultMaxFailureRate
 	)
 	in.register(fs)
 	fig.register(fs)
@@ -63,28 +62,28 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := in.open(paths, stdin, stderr)
+	r, err := in.open(paths, stdin, stderr, alsoFailed)
 	if err != nil {
 		return err
 	}
-	r.sel.also = []string{"llm_requests_failed"}
 	// One pass feeds the report's series and, as analyze check does, the
 	// checks' streams (which see --where and --from/--to but not --by).
-	ev := newEvaluator(checks)
-	td, err := collectTimedWith(r, r.sel.keeps, ev.wants, ev.add)
+	ev := result.NewEvaluator(checks)
+	d, err := model.Collect(r, model.CollectOptions{Timed: true, AlsoKeep: ev.Wants, Also: ev.Add})
 	if err != nil {
 		return err
 	}
-	rep, err := buildReport(td, r.inputs, reportConfig{title: title, fig: fc, stats: sopts, maxFailure: failed})
+	sum := result.Summarize(d, result.Options{Stats: sopts, MaxFailureRate: failed})
+	rep, err := buildReport(d, sum, reportConfig{title: title, fig: fc, stats: sopts})
 	if err != nil {
 		return err
 	}
 	if len(checks) > 0 {
-		cr, err := ev.report(r, checks)
+		cr, err := ev.Evaluate(r, checks)
 		if err != nil {
 			return err
 		}
-		rep.Checks = reportChecks(cr)
+		rep.Checks = report.ChecksOf(cr)
 	}
 	rep.Command = "analyze report " + strings.Join(args, " ")
 	if err := report.Write(dir, rep); err != nil {
@@ -103,106 +102,59 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 type reportConfig struct {
-	title      string
-	fig        figureConfig
-	stats      stats.Options
-	maxFailure float64
+	title string
+	fig   figureConfig
+	stats stats.Options
 }
 
-// buildReport lays out every metric read: tables, diagnosis, figures.
-func buildReport(td *timedData, ins []input, c reportConfig) (*report.Report, error) {
-	r := td.r
-	rep := &report.Report{Title: c.title, Generated: time.Now().UTC(), Selection: r.sel.String(), Confidence: c.stats.Confidence}
+// buildReport lays out the summary of every metric read — tables, values,
+// diagnosis, warnings — with its figures.
+func buildReport(d *model.Data, sum *result.Summary, c reportConfig) (*report.Report, error) {
+	rep := &report.Report{Title: c.title, Generated: time.Now().UTC(), Selection: d.Reader.Selection().String(), Confidence: sum.Confidence}
 	if rep.Title == "" {
-		labels := make([]string, len(ins))
-		for i, in := range ins {
-			labels[i] = in.label
+		labels := make([]string, len(sum.Inputs))
+		for i, in := range sum.Inputs {
+			labels[i] = in.Label
 		}
 		rep.Title = "Load test report: " + strings.Join(labels, ", ")
 	}
-	for i, f := range r.files {
-		in := report.Input{Label: ins[i].label, Path: ins[i].path, First: td.first[i], Last: td.last[i], Points: f.Points, Kept: f.Kept}
-		if f.Damage != "" {
-			note := fmt.Sprintf("%s; read up to the damage", f.Damage)
-			in.Notes = append(in.Notes, note)
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s", ins[i].path, note))
+	for i, in := range sum.Inputs {
+		first, last := d.FileSpan(i)
+		row := report.InputOf(in, first, last)
+		for _, n := range row.Notes {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s", in.Path, n))
 		}
-		if f.Skipped > 0 {
-			note := fmt.Sprintf("skipped %d corrupt line(s) (lines %s)", f.Skipped, lineList(f.SkippedLines, f.Skipped))
-			in.Notes = append(in.Notes, note)
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s", ins[i].path, note))
-		}
-		rep.Inputs = append(rep.Inputs, in)
+		rep.Inputs = append(rep.Inputs, row)
 	}
+	rep.Warnings = append(rep.Warnings, report.SummaryWarnings(sum)...)
 	opts := []plot.Option{c.fig.size, plot.DPI(figureDPI)}
-	for _, name := range td.metrics() {
-		if !r.sel.keeps(name) {
-			continue
-		}
-		typ, contains := r.metricType(name)
-		m := report.Metric{Name: name, Kind: typ.String(), Unit: contains.Unit()}
-		mopts := append(slices.Clone(opts), plot.Metric(name), plot.Unit(m.Unit))
-		ss := td.ordered(name)
-		switch typ {
-		case k6json.Trend:
-			if err := trendSection(&m, td, ss, c, mopts); err != nil {
-				return nil, err
+	for _, sm := range sum.Metrics {
+		m := report.Metric{Name: sm.Name, Kind: sm.Type, Unit: sm.Unit}
+		if sm.Type != "trend" {
+			for _, g := range sm.Groups {
+				m.Values = append(m.Values, report.ValueOf(sm.Type, g, d.Span()))
 			}
-		case k6json.Rate:
-			for _, s := range ss {
-				n, rate := s.count, s.rate()
-				text := fmt.Sprintf("%s (%s of %s non-zero)", numfmt.Percent(rate), numfmt.Thousands(s.nonZero), numfmt.Thousands(n))
-				if len(s.kinds) > 0 {
-					text += " — " + kindsText(s.kinds)
-				}
-				m.Values = append(m.Values, report.Value{Label: s.group.key, Text: text})
-				if name == "llm_requests_failed" && rate > c.maxFailure {
-					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s of %s requests failed (above %s): the latency figures describe only the requests that succeeded",
-						s.label(), numfmt.Percent(rate), numfmt.Thousands(n), numfmt.Percent(c.maxFailure)))
-				}
-			}
-		case k6json.Counter:
-			for _, s := range ss {
-				text := "sum " + output.Number(s.sum)
-				if span := td.span(); span > 0 {
-					text += fmt.Sprintf(" (%s/s over %s)", output.Number(s.sum/span.Seconds()), span.Round(time.Millisecond))
-				}
-				m.Values = append(m.Values, report.Value{Label: s.group.key, Text: text})
-			}
-		default:
-			for _, s := range ss {
-				m.Values = append(m.Values, report.Value{Label: s.group.key, Text: "last value " + output.Number(s.last)})
-			}
+		} else if err := trendSection(&m, d, sm, c, append(slices.Clone(opts), plot.Metric(sm.Name), plot.Unit(m.Unit))); err != nil {
+			return nil, err
 		}
 		rep.Metrics = append(rep.Metrics, m)
 	}
 	if len(rep.Metrics) == 0 {
-		return nil, usagef("no samples selected for the report (metrics in the inputs: %s)", strings.Join(r.metricNames(), ", "))
+		return nil, usagef("no samples selected for the report (metrics in the inputs: %s)", strings.Join(d.Reader.MetricNames(), ", "))
 	}
 	return rep, nil
 }
 
-// trendSection fills a Trend's table, diagnosis and figures.
-func trendSection(m *report.Metric, td *timedData, ss []*timedSeries, c reportConfig, opts []plot.Option) error {
+// trendSection fills a Trend's table and diagnosis from the summary, and
+// draws its figures.
+func trendSection(m *report.Metric, d *model.Data, sm result.Metric, c reportConfig, opts []plot.Option) error {
 	var series []plot.Series
-	for _, s := range ss {
-		v := s.sorted()
-		sum := stats.Summarize(v, c.stats)
-		g := report.Group{Label: s.group.key, Count: sum.Count, Min: sum.Min, Mean: sum.Mean, Max: sum.Max}
-		var few []string
-		for _, p := range sum.Percentiles {
-			g.Percentiles = append(g.Percentiles, report.Percentile{Name: p.Name, Value: p.Value, Lo: p.CI.Lo, Hi: p.CI.Hi, TooFew: p.TooFew})
-			if p.TooFew {
-				few = append(few, p.Name)
-			}
-		}
-		if len(few) > 0 {
-			g.Notes = append(g.Notes, fmt.Sprintf("%s: %s rest on fewer than %d samples above them (%s samples).",
-				s.label(), strings.Join(few, ", "), c.stats.MinAbove, numfmt.Thousands(int64(sum.Count))))
-		}
-		m.Groups = append(m.Groups, g)
-		m.Diagnosis = append(m.Diagnosis, tail.Diagnose(s.label(), v, tail.Unit(m.Unit)).Sentence)
-		series = append(series, ecdfSeries(s.group, v, c.fig.marks))
+	// The summary's groups are the series, in the same (group) order.
+	for i, s := range d.Series(m.Name) {
+		g := sm.Groups[i]
+		m.Groups = append(m.Groups, report.TrendGroup(m.Name, g))
+		m.Diagnosis = append(m.Diagnosis, g.Tail.Sentence)
+		series = append(series, figures.Series(s.Group, s.Trend.Sorted(), c.fig.marks))
 	}
 	ecdf, err := plot.ECDF(series, c.fig.ecdfOptions(opts)...)
 	if err != nil {
@@ -210,60 +162,27 @@ func trendSection(m *report.Metric, td *timedData, ss []*timedSeries, c reportCo
 	}
 	m.Notes = append(m.Notes, ecdf.Notes...)
 	caption := fmt.Sprintf("ECDF of %s", m.Name)
-	if len(ss) > 1 {
+	if len(series) > 1 {
 		caption += ", one curve per group"
 	}
-	m.Figures = append(m.Figures, report.Figure{File: figureFile(m.Name, "ecdf"), Caption: caption, Fig: ecdf})
+	m.Figures = append(m.Figures, report.Figure{File: figures.File(m.Name, "ecdf"), Caption: caption, Fig: ecdf})
 
 	width := c.fig.window
-	drift, sentences, windows, err := td.drift(m.Name, width, opts)
+	drift, sentences, windows, err := figures.Drift(d, m.Name, width, opts...)
 	if err != nil {
 		return err
 	}
 	m.Drift = sentences
-	m.Figures = append(m.Figures, report.Figure{File: figureFile(m.Name, "drift"),
+	m.Figures = append(m.Figures, report.Figure{File: figures.File(m.Name, "drift"),
 		Caption: fmt.Sprintf("P50 and P99 of %s per %s window over the run", m.Name, width), Fig: drift})
-	for _, s := range ss {
-		for _, w := range windows[s.group.key] {
+	for _, g := range sm.Groups {
+		for _, w := range windows[g.Label] {
 			if w.N == 0 {
 				continue
 			}
-			m.Windows = append(m.Windows, report.WindowRow{Group: s.group.key, Start: w.Start, End: w.End, N: w.N,
+			m.Windows = append(m.Windows, report.WindowRow{Group: g.Label, Start: w.Start, End: w.End, N: w.N,
 				P50: w.P50, P90: w.P90, P99: w.P99, TooFewForP99: w.TooFewForP99})
 		}
 	}
 	return nil
-}
-
-func reportChecks(cr *output.CheckReport) *report.Checks {
-	c := &report.Checks{Passed: cr.Passed, Failed: cr.Failed}
-	for _, r := range cr.Checks {
-		row := report.CheckRow{Check: r.Check, Passed: r.Passed, Reason: r.Reason}
-		if r.Observed != nil {
-			row.Observed = output.Number(*r.Observed)
-			if r.Unit != "" {
-				row.Observed += " " + r.Unit
-			}
-		}
-		c.Rows = append(c.Rows, row)
-	}
-	return c
-}
-
-func kindsText(k map[string]int64) string {
-	keys := make([]string, 0, len(k))
-	for key := range k {
-		keys = append(keys, key)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if k[a] != k[b] {
-			return int(k[b] - k[a])
-		}
-		return strings.Compare(a, b)
-	})
-	parts := make([]string, len(keys))
-	for i, key := range keys {
-		parts[i] = fmt.Sprintf("%s: %s", key, numfmt.Thousands(k[key]))
-	}
-	return strings.Join(parts, ", ")
 }

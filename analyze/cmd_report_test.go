@@ -1,6 +1,7 @@
 package main
 
 import (
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,37 @@ func TestReportCommandErrors(t *testing.T) {
 		code, _, stderr := run(t, nil, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args[1:], code, stderr, exitUsage, tc.want)
+		}
+	}
+}
+
+// TestReportShowsSummaryWarnings: the report renders the summary's result,
+// so every warning the summary gives — too few samples above a percentile,
+// an interval open for want of samples or wider than --max-ci-width's
+// default, a high failure rate — is on the page, worded and counted alike.
+func TestReportShowsSummaryWarnings(t *testing.T) {
+	t.Parallel()
+	s := summaryJSON(t, "--by", "model", fixV2)
+	var open, wide bool
+	for _, w := range s.Warnings {
+		open = open || strings.Contains(w, "too few samples for a 95% confidence interval")
+		wide = wide || strings.Contains(w, "confidence intervals wider than 20% of the value")
+	}
+	if !open || !wide || len(s.Warnings) < 4 {
+		t.Fatalf("the fixture should give open and wide interval warnings: %q", s.Warnings)
+	}
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "report", fixV2, "--by", "model", "-o", dir); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, w := range s.Warnings {
+		if !strings.Contains(page, html.EscapeString(w)) {
+			t.Errorf("the report lacks the summary's warning %q", w)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 func TestSummaryGolden(t *testing.T) {
@@ -31,23 +31,23 @@ func TestSummaryGolden(t *testing.T) {
 	}
 }
 
-func summaryJSON(t *testing.T, args ...string) *output.Summary {
+func summaryJSON(t *testing.T, args ...string) *result.Summary {
 	t.Helper()
 	code, out, errs := run(t, nil, append([]string{"summary", "--format", "json"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("summary %v: exit %d: %s", args, code, errs)
 	}
-	var s output.Summary
+	var s result.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Schema != output.SummarySchema {
+	if s.Schema != result.SummarySchema {
 		t.Fatalf("schema %q", s.Schema)
 	}
 	return &s
 }
 
-func findGroup(t *testing.T, s *output.Summary, metric, label string) output.Group {
+func findGroup(t *testing.T, s *result.Summary, metric, label string) result.Group {
 	t.Helper()
 	for _, m := range s.Metrics {
 		if m.Name != metric {
@@ -60,7 +60,7 @@ func findGroup(t *testing.T, s *output.Summary, metric, label string) output.Gro
 		}
 	}
 	t.Fatalf("no group %s of %s", label, metric)
-	return output.Group{}
+	return result.Group{}
 }
 
 // TestSummaryMatchesK6Export runs the command on real k6 output and compares its
@@ -76,7 +76,7 @@ func TestSummaryMatchesK6Export(t *testing.T) {
 			byModel := summaryJSON(t, pcts, "--by", "model", "../testdata/k6/"+run+".json.gz")
 			compared := 0
 			for name, want := range export {
-				var g output.Group
+				var g result.Group
 				switch {
 				case name == "llm_ttft{model:model-b}":
 					g = findGroup(t, byModel, "llm_ttft", "model=model-b")
@@ -120,7 +120,7 @@ func TestSummaryFailureRateAndKinds(t *testing.T) {
 
 func TestSummarySelection(t *testing.T) {
 	t.Parallel()
-	count := func(s *output.Summary, metric string) int64 {
+	count := func(s *result.Summary, metric string) int64 {
 		var n int64
 		for _, m := range s.Metrics {
 			if m.Name == metric {
@@ -197,7 +197,7 @@ func TestSummaryStdinGzipAndOutputFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s output.Summary
+	var s result.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestSummaryDamagedAndCorruptInputs(t *testing.T) {
 		!strings.Contains(errs, "last line 21751 is incomplete") || !strings.Contains(errs, "21738 samples") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	var s output.Summary
+	var s result.Summary
 	json.Unmarshal([]byte(out), &s)
 	if s.Inputs[0].Damage == "" || findGroup(t, &s, "llm_ttft", "all").Count != 443 {
 		t.Errorf("killed: %+v", s.Inputs)
@@ -368,7 +368,7 @@ func TestSummaryTailDiagnosis(t *testing.T) {
 	}
 }
 
-func findPct(t *testing.T, g output.Group, p float64) *float64 {
+func findPct(t *testing.T, g result.Group, p float64) *float64 {
 	t.Helper()
 	for _, pc := range g.Percentiles {
 		if pc.P == p {

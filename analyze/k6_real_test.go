@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // realK6Script emits seeded samples: a time Trend with a submetric, a plain
@@ -77,7 +77,7 @@ func TestAgainstRealK6(t *testing.T) {
 		if !ok {
 			t.Fatalf("k6's summary has no %s", name)
 		}
-		var g output.Group
+		var g result.Group
 		if name == "llm_ttft{model:b}" {
 			g = findGroup(t, byModel, "llm_ttft", "model=b")
 		} else {
@@ -109,7 +109,7 @@ func readK6Export(t *testing.T, path string) map[string]map[string]any {
 
 // compareExport compares each statistic k6 exported for a metric with
 // analyze's group, to 1e-9 relative, and returns how many it compared.
-func compareExport(t *testing.T, name string, want map[string]any, g output.Group) int {
+func compareExport(t *testing.T, name string, want map[string]any, g result.Group) int {
 	t.Helper()
 	compared := 0
 	for key, wv := range want {

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/llmstream/xk6-llmstream/analyze/model"
 )
 
 // Exit codes, as k6's: 99 when a check (threshold) fails.
@@ -44,7 +46,8 @@ var commands = map[string]command{
 	"version": {"print the version, commit and Go version", runVersion},
 }
 
-// usageError marks bad flags, arguments or input: exit 2.
+// usageError marks bad flags or arguments: exit 2, as a model.InputError
+// (bad input) does.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -77,12 +80,13 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(args[1:], stdin, stdout, stderr)
 	var usage usageError
+	var input *model.InputError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed
-	case errors.As(err, &usage):
+	case errors.As(err, &usage), errors.As(err, &input):
 		fmt.Fprintf(stderr, "analyze %s: %v\n", args[0], err)
 		return exitUsage
 	default:

@@ -101,16 +101,8 @@ func Compare(base, cand []float64, opts ...Option) (Result, error) {
 	if slices.Contains(c.stats, RateStat) {
 		return Result{}, errors.New("compare: rate is a Rate's statistic: compare Rates with CompareRates")
 	}
-	for _, s := range []struct {
-		name string
-		x    []float64
-	}{{"baseline", base}, {"candidate", cand}} {
-		if len(s.x) == 0 {
-			return Result{}, fmt.Errorf("%w in the %s", ErrEmpty, s.name)
-		}
-		if err := stats.CheckSorted(s.x); err != nil {
-			return Result{}, fmt.Errorf("compare: %s: %w", s.name, err)
-		}
+	if err := checkSamples(base, cand); err != nil {
+		return Result{}, err
 	}
 	res := Result{Level: c.level, Resamples: c.resamples, Seed: c.seed, NBase: len(base), NCand: len(cand), KS: KSTest(base, cand)}
 	alpha := 1 - c.level
@@ -133,22 +125,7 @@ func Compare(base, cand []float64, opts ...Option) (Result, error) {
 			res.Changes = append(res.Changes, ch)
 			continue
 		}
-		rng := rand.New(rand.NewPCG(c.seed, statSeed(s)))
-		rb, rc := newResampler(base, s, rng), newResampler(cand, s, rng)
-		deltas := make([]float64, 0, c.resamples)
-		rels := make([]float64, 0, c.resamples)
-		for range c.resamples {
-			xb, xc := rb.draw(), rc.draw()
-			deltas = append(deltas, xc-xb)
-			if r := ratio(xc-xb, xb); !math.IsNaN(r) {
-				rels = append(rels, r)
-			}
-		}
-		slices.Sort(deltas)
-		slices.Sort(rels)
-		ch.Lo, ch.Hi = quantile(deltas, alpha/2), quantile(deltas, 1-alpha/2)
-		ch.RelLo, ch.RelHi = quantile(rels, alpha/2), quantile(rels, 1-alpha/2)
-		ch.FamilyLo, ch.FamilyHi = quantile(deltas, familyAlpha/2), quantile(deltas, 1-familyAlpha/2)
+		bootstrap(&ch, base, cand, c, alpha, familyAlpha)
 		ch.Verdict = verdict(ch.Lo, ch.Hi)
 		switch verdict(ch.FamilyLo, ch.FamilyHi) {
 		case Worse:
@@ -171,6 +148,45 @@ func Compare(base, cand []float64, opts ...Option) (Result, error) {
 		res.Verdict = NoChange
 	}
 	return res, nil
+}
+
+// bootstrap fills a statistic's change with its intervals: the change's and
+// the relative change's at the confidence level, and the change's at the
+// family-wise level familyAlpha.
+func bootstrap(ch *Change, base, cand []float64, c config, alpha, familyAlpha float64) {
+	s := ch.Stat
+	rng := rand.New(rand.NewPCG(c.seed, statSeed(s)))
+	rb, rc := newResampler(base, s, rng), newResampler(cand, s, rng)
+	deltas := make([]float64, 0, c.resamples)
+	rels := make([]float64, 0, c.resamples)
+	for range c.resamples {
+		xb, xc := rb.draw(), rc.draw()
+		deltas = append(deltas, xc-xb)
+		if r := ratio(xc-xb, xb); !math.IsNaN(r) {
+			rels = append(rels, r)
+		}
+	}
+	slices.Sort(deltas)
+	slices.Sort(rels)
+	ch.Lo, ch.Hi = quantile(deltas, alpha/2), quantile(deltas, 1-alpha/2)
+	ch.RelLo, ch.RelHi = quantile(rels, alpha/2), quantile(rels, 1-alpha/2)
+	ch.FamilyLo, ch.FamilyHi = quantile(deltas, familyAlpha/2), quantile(deltas, 1-familyAlpha/2)
+}
+
+// checkSamples makes sure both samples are non-empty and sorted.
+func checkSamples(base, cand []float64) error {
+	for _, s := range []struct {
+		name string
+		x    []float64
+	}{{"baseline", base}, {"candidate", cand}} {
+		if len(s.x) == 0 {
+			return fmt.Errorf("%w in the %s", ErrEmpty, s.name)
+		}
+		if err := stats.CheckSorted(s.x); err != nil {
+			return fmt.Errorf("compare: %s: %w", s.name, err)
+		}
+	}
+	return nil
 }
 
 var nan = math.NaN()

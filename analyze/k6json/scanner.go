@@ -110,8 +110,7 @@ func (s *Scanner) TagSets() []*TagSet { return s.decoder().in.sets }
 // with FileStats.Damage set, not an error. Corrupt lines are *LineError (or
 // skipped when Lenient); an error from OnPoint or OnMetric is returned as is.
 func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
-	dc := s.decoder()
-	st := FileStats{Input: name}
+	sc := &scan{s: s, dc: s.decoder(), st: FileStats{Input: name}}
 	maxLine := s.MaxLineBytes
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLineBytes
@@ -123,72 +122,7 @@ func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
 	var (
 		start, end int
 		readErr    error
-		res        lineResult
-		pt         Point
-		startNano  int64
-		haveStart  bool
 	)
-	handle := func(line []byte, final bool) (stop bool, err error) {
-		st.Lines++
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-		if !dc.fast(line, !haveStart, &res) {
-			if perr := dc.slow(line, !haveStart, &res); perr != nil {
-				if final {
-					st.Damage = fmt.Sprintf("last line %d is incomplete (%d bytes) and was dropped", st.Lines, len(line))
-					return true, nil
-				}
-				if s.Lenient {
-					st.Skipped++
-					if len(st.SkippedLines) < MaxSkippedLines {
-						st.SkippedLines = append(st.SkippedLines, st.Lines)
-					}
-					return false, nil
-				}
-				return true, &LineError{Input: name, Line: st.Lines, Err: perr}
-			}
-		}
-		switch res.kind {
-		case linePoint, lineSkipped:
-			st.Points++
-			if !haveStart && res.hasTime {
-				startNano, haveStart = res.unixNano, true
-				st.Start = time.Unix(0, startNano).UTC()
-			}
-			if res.kind == lineSkipped {
-				return false, nil
-			}
-			st.Kept++
-			if s.OnPoint != nil {
-				pt = Point{
-					Metric:  res.metric.name,
-					Time:    time.Unix(0, res.unixNano).UTC(),
-					Elapsed: time.Duration(res.unixNano - startNano),
-					Value:   res.value,
-					Tags:    res.tags,
-					Line:    st.Lines,
-				}
-				if len(res.meta) > 0 {
-					pt.Metadata = res.meta
-				}
-				if err := s.OnPoint(&pt); err != nil {
-					return true, err
-				}
-			}
-		case lineMetric:
-			st.Decls++
-			if s.OnMetric != nil {
-				if err := s.OnMetric(res.decl); err != nil {
-					return true, err
-				}
-			}
-		case lineOther:
-			st.Other++
-		}
-		return false, nil
-	}
-
 	for {
 		// Hand over every complete line in buf[start:end].
 		for {
@@ -196,13 +130,10 @@ func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
 			if nl < 0 {
 				break
 			}
-			stop, err := handle(buf[start:start+nl], false)
+			stop, err := sc.line(buf[start:start+nl], false)
 			start += nl + 1
-			if err != nil {
-				return st, err
-			}
-			if stop {
-				return st, nil
+			if err != nil || stop {
+				return sc.st, err
 			}
 		}
 		if readErr != nil {
@@ -214,7 +145,7 @@ func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
 		}
 		if end == len(buf) {
 			if len(buf) >= maxLine {
-				return st, &LineError{Input: name, Line: st.Lines + 1, Err: fmt.Errorf("line longer than %d bytes", maxLine)}
+				return sc.st, &LineError{Input: name, Line: sc.st.Lines + 1, Err: fmt.Errorf("line longer than %d bytes", maxLine)}
 			}
 			nb := make([]byte, min(2*len(buf), maxLine))
 			copy(nb, buf[:end])
@@ -223,30 +154,118 @@ func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
 		}
 		n, err := r.Read(buf[end:])
 		end += n
-		st.Bytes += int64(n)
+		sc.st.Bytes += int64(n)
 		if err != nil {
 			readErr = err
 		}
 	}
+	return sc.st, sc.end(buf[start:end], readErr)
+}
+
+// scan is the state of one Scan.
+type scan struct {
+	s         *Scanner
+	dc        *decoder
+	st        FileStats
+	res       lineResult
+	pt        Point
+	startNano int64 // of the input's first Point line, once haveStart
+	haveStart bool
+}
+
+// end handles what follows the last newline when the reader is done, and
+// says how the input ended: at its end (io.EOF), cut short (Damage), or with
+// an I/O error.
+func (sc *scan) end(rest []byte, readErr error) error {
 	damaged := readErr != io.EOF
 	if damaged && !isTruncation(readErr) {
-		return st, fmt.Errorf("%s: %w", name, readErr)
+		return fmt.Errorf("%s: %w", sc.st.Input, readErr)
 	}
-	if rest := buf[start:end]; len(bytes.TrimSpace(rest)) > 0 {
+	if len(bytes.TrimSpace(rest)) > 0 {
 		// The last line has no newline: keep it if it is whole. An input cut
 		// short may end on a line that happens to be whole; it is kept too.
-		if _, err := handle(rest, true); err != nil {
-			return st, err
+		if _, err := sc.line(rest, true); err != nil {
+			return err
 		}
 	}
 	if damaged {
-		msg := fmt.Sprintf("data cut short after %d bytes (%v)", st.Bytes, readErr)
-		if st.Damage != "" {
-			msg += "; " + st.Damage
+		msg := fmt.Sprintf("data cut short after %d bytes (%v)", sc.st.Bytes, readErr)
+		if sc.st.Damage != "" {
+			msg += "; " + sc.st.Damage
 		}
-		st.Damage = msg
+		sc.st.Damage = msg
 	}
-	return st, nil
+	return nil
+}
+
+// line decodes one line (final: the input's last, without a newline) and
+// hands it over. stop ends the input early.
+func (sc *scan) line(line []byte, final bool) (stop bool, err error) {
+	st := &sc.st
+	st.Lines++
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if !sc.dc.fast(line, !sc.haveStart, &sc.res) {
+		if perr := sc.dc.slow(line, !sc.haveStart, &sc.res); perr != nil {
+			switch {
+			case final:
+				st.Damage = fmt.Sprintf("last line %d is incomplete (%d bytes) and was dropped", st.Lines, len(line))
+				return true, nil
+			case sc.s.Lenient:
+				st.Skipped++
+				if len(st.SkippedLines) < MaxSkippedLines {
+					st.SkippedLines = append(st.SkippedLines, st.Lines)
+				}
+				return false, nil
+			}
+			return true, &LineError{Input: st.Input, Line: st.Lines, Err: perr}
+		}
+	}
+	if err := sc.deliver(); err != nil {
+		return true, err
+	}
+	return false, nil
+}
+
+// deliver counts a decoded line and passes a kept point or a declaration to
+// the Scanner's callbacks.
+func (sc *scan) deliver() error {
+	res, st := &sc.res, &sc.st
+	switch res.kind {
+	case linePoint, lineSkipped:
+		st.Points++
+		if !sc.haveStart && res.hasTime {
+			sc.startNano, sc.haveStart = res.unixNano, true
+			st.Start = time.Unix(0, sc.startNano).UTC()
+		}
+		if res.kind == lineSkipped {
+			return nil
+		}
+		st.Kept++
+		if sc.s.OnPoint != nil {
+			sc.pt = Point{
+				Metric:  res.metric.name,
+				Time:    time.Unix(0, res.unixNano).UTC(),
+				Elapsed: time.Duration(res.unixNano - sc.startNano),
+				Value:   res.value,
+				Tags:    res.tags,
+				Line:    st.Lines,
+			}
+			if len(res.meta) > 0 {
+				sc.pt.Metadata = res.meta
+			}
+			return sc.s.OnPoint(&sc.pt)
+		}
+	case lineMetric:
+		st.Decls++
+		if sc.s.OnMetric != nil {
+			return sc.s.OnMetric(res.decl)
+		}
+	case lineOther:
+		st.Other++
+	}
+	return nil
 }
 
 // isTruncation reports whether a read error means the data ends early or is

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // WriteCheck writes check results in a format: text, markdown, json or junit.
-func WriteCheck(w io.Writer, format string, r *CheckReport) error {
+func WriteCheck(w io.Writer, format string, r *result.CheckReport) error {
 	switch format {
 	case JSON:
 		return writeJSON(w, r)
@@ -23,7 +25,7 @@ func WriteCheck(w io.Writer, format string, r *CheckReport) error {
 }
 
 // Verdict is a check's one-line result: "p(95) = 812.40 ms, want < 800".
-func Verdict(c CheckResult) string {
+func Verdict(c result.CheckResult) string {
 	if c.Observed == nil {
 		return c.Reason
 	}
@@ -31,7 +33,7 @@ func Verdict(c CheckResult) string {
 		c.Count, c.Operator, Number(c.Limit))
 }
 
-func checkTable(w *errWriter, format string, r *CheckReport) {
+func checkTable(w *errWriter, format string, r *result.CheckReport) {
 	md := format == Markdown
 	t := &table{header: []string{"result", "check", "observed", "samples"}, right: []bool{false, false, true, true}}
 	for _, c := range r.Checks {
@@ -109,7 +111,7 @@ type junitFailure struct {
 	Text    string `xml:",cdata"`
 }
 
-func writeJUnit(w io.Writer, r *CheckReport) error {
+func writeJUnit(w io.Writer, r *result.CheckReport) error {
 	suite := junitSuite{Name: "analyze check", Tests: len(r.Checks), Failures: r.Failed}
 	for _, in := range r.Inputs {
 		suite.Properties = append(suite.Properties, junitProperty{Name: "input", Value: in.Path})

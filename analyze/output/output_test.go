@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 func TestNumber(t *testing.T) {
@@ -55,8 +57,8 @@ func (f *failWriter) Write(p []byte) (int, error) {
 func TestWriteErrorsAreKept(t *testing.T) {
 	t.Parallel()
 	v := 1.0
-	s := &Summary{Schema: SummarySchema, Metrics: []Metric{{Name: "m", Type: "trend", Groups: []Group{{Label: "all", Count: 1, Min: &v, Mean: &v, Max: &v}}}}}
-	r := &CheckReport{Schema: CheckSchema, Checks: []CheckResult{{Check: "m: avg<1", Observed: &v, Aggregate: "avg", Operator: "<", Limit: 1}}, Failed: 1}
+	s := &result.Summary{Schema: result.SummarySchema, Metrics: []result.Metric{{Name: "m", Type: "trend", Groups: []result.Group{{Label: "all", Count: 1, Min: &v, Mean: &v, Max: &v}}}}}
+	r := &result.CheckReport{Schema: result.CheckSchema, Checks: []result.CheckResult{{Check: "m: avg<1", Observed: &v, Aggregate: "avg", Operator: "<", Limit: 1}}, Failed: 1}
 	for _, n := range []int{0, 2} {
 		for _, f := range []string{Text, Markdown, JSON} {
 			if err := WriteSummary(&failWriter{n: n}, f, s); (err == nil || err.Error() != "disk full") && (n == 0 || f != JSON) {
@@ -81,13 +83,13 @@ func TestCIText(t *testing.T) {
 	t.Parallel()
 	lo, hi := 1.5, 2.0
 	for _, c := range []struct {
-		ci   CI
+		ci   result.CI
 		want string
 	}{
-		{CI{Low: &lo, High: &hi}, "[1.50, 2]"},
-		{CI{Low: &lo}, "[1.50, ∞)"},
-		{CI{High: &hi}, "(-∞, 2]"},
-		{CI{}, "(-∞, ∞)"},
+		{result.CI{Low: &lo, High: &hi}, "[1.50, 2]"},
+		{result.CI{Low: &lo}, "[1.50, ∞)"},
+		{result.CI{High: &hi}, "(-∞, 2]"},
+		{result.CI{}, "(-∞, ∞)"},
 	} {
 		if got := ciText(c.ci); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // Formats of a summary.
@@ -20,7 +21,7 @@ const (
 )
 
 // WriteSummary writes a summary in a format: text, markdown or json.
-func WriteSummary(w io.Writer, format string, s *Summary) error {
+func WriteSummary(w io.Writer, format string, s *result.Summary) error {
 	switch format {
 	case JSON:
 		return writeJSON(w, s)
@@ -39,7 +40,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func summaryTables(w *errWriter, format string, s *Summary) {
+func summaryTables(w *errWriter, format string, s *result.Summary) {
 	md := format == Markdown
 	render := func(t *table) {
 		if md {
@@ -105,7 +106,7 @@ func summaryTables(w *errWriter, format string, s *Summary) {
 	}
 }
 
-func trendTables(w *errWriter, md bool, m Metric, title string, confidence float64, render func(*table)) {
+func trendTables(w *errWriter, md bool, m result.Metric, title string, confidence float64, render func(*table)) {
 	t := &table{title: title, header: []string{"group", "count", "min", "mean", "max"}, right: []bool{false, true, true, true, true}}
 	for _, g := range m.Groups {
 		t.add(g.Label, Number(float64(g.Count)), Number(derefF(g.Min)), Number(derefF(g.Mean)), Number(derefF(g.Max)))
@@ -148,7 +149,7 @@ func trendTables(w *errWriter, md bool, m Metric, title string, confidence float
 	}
 }
 
-func ciText(ci CI) string {
+func ciText(ci result.CI) string {
 	lo, hi := "-∞", "∞"
 	if ci.Low != nil {
 		lo = Number(*ci.Low)
@@ -166,7 +167,7 @@ func ciText(ci CI) string {
 	return open + lo + ", " + hi + close
 }
 
-func inputsLine(ins []Input, sel Selection, md bool) string {
+func inputsLine(ins []result.Input, sel result.Selection, md bool) string {
 	var parts []string
 	for _, in := range ins {
 		s := in.Label

@@ -89,6 +89,17 @@ type errWriter struct {
 	err error
 }
 
+// Write makes errWriter an io.Writer (for a tabwriter): it writes nothing
+// after an error.
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err != nil {
 		return

@@ -42,17 +42,7 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 	if o.band < 0 || o.band >= 1 {
 		return nil, fmt.Errorf("plot: band level %g is not in (0, 1)", o.band)
 	}
-	title := o.title
-	if title == "" {
-		title = "ECDF"
-		if o.metric != "" {
-			title = o.metric + " — ECDF"
-		}
-		if o.band > 0 {
-			title += fmt.Sprintf(" (shaded: %g%% DKW confidence band)", 100*o.band)
-		}
-	}
-	p := newPlot(title)
+	p := newPlot(ecdfTitle(o))
 	p.X.Label.Text = o.axisLabel()
 	p.Y.Label.Text = "fraction of samples ≤ x"
 	p.Y.Min, p.Y.Max = 0, 1
@@ -68,44 +58,12 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 	var lines []*plotter.Line
 	var legend []string
 	for i, s := range series {
-		n := len(s.Sorted)
-		if n == 0 {
-			return nil, fmt.Errorf("plot: series %q has no samples", s.Name)
-		}
-		extra := make([]float64, len(s.Marks))
-		for j, m := range s.Marks {
-			extra[j] = m.Value
-		}
-		pts, err := ReduceECDF(s.Sorted, o.points, extra...)
+		line, err := f.ecdfCurve(s, i, o)
 		if err != nil {
-			return nil, fmt.Errorf("plot: series %q: %w", s.Name, err)
+			return nil, err
 		}
-		if o.logX {
-			var dropped int
-			pts, dropped = positiveOnly(pts)
-			if dropped > 0 {
-				nonPos := sort.Search(n, func(i int) bool { return s.Sorted[i] > 0 })
-				if len(pts) == 0 {
-					return nil, fmt.Errorf("plot: series %q: all %d samples are ≤ 0 and cannot be drawn on a log axis", s.Name, n)
-				}
-				f.Notes = append(f.Notes, fmt.Sprintf("%s: %d of %d samples (%.2g%%) are ≤ 0 and lie left of the log axis; the curve starts at %s",
-					s.Name, nonPos, n, 100*float64(nonPos)/float64(n), numfmt.Sig4Unit(pts[0].X, o.unit)))
-			}
-		}
-		col, dashes := seriesStyle(i)
-		if o.band > 0 {
-			eps := math.Sqrt(math.Log(2/(1-o.band)) / (2 * float64(n)))
-			p.Add(&band{pts: pts, eps: eps, color: withAlpha(col, 0x38)})
-		}
-		line, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, fmt.Errorf("plot: series %q: %w", s.Name, err)
-		}
-		line.StepStyle = plotter.PostStep
-		line.Color = col
-		line.Width = vg.Points(1.5)
-		line.Dashes = dashes
 		lines = append(lines, line)
+		col, _ := seriesStyle(i)
 		for _, m := range s.Marks {
 			if o.logX && m.Value <= 0 {
 				f.Notes = append(f.Notes, fmt.Sprintf("%s: %s = %s is ≤ 0 and is not marked on the log axis", s.Name, m.Name, numfmt.Sig4Unit(m.Value, o.unit)))
@@ -114,9 +72,9 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 			labels = append(labels, markLabel{Mark: m, color: col, series: i,
 				text: m.Name + " " + numfmt.Sig4Unit(m.Value, o.unit)})
 		}
-		label := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(n)))
+		label := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(len(s.Sorted))))
 		if s.Name == "" {
-			label = fmt.Sprintf("n=%s", numfmt.Thousands(int64(n)))
+			label = fmt.Sprintf("n=%s", numfmt.Thousands(int64(len(s.Sorted))))
 		}
 		p.Legend.Add(label, line)
 		legend = append(legend, label)
@@ -134,6 +92,66 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 		p.X.Tick.Marker = ax
 	}
 	return f, nil
+}
+
+// ecdfTitle is the figure's title: the option's, or the metric's and the
+// band's.
+func ecdfTitle(o options) string {
+	if o.title != "" {
+		return o.title
+	}
+	title := "ECDF"
+	if o.metric != "" {
+		title = o.metric + " — ECDF"
+	}
+	if o.band > 0 {
+		title += fmt.Sprintf(" (shaded: %g%% DKW confidence band)", 100*o.band)
+	}
+	return title
+}
+
+// ecdfCurve reduces the i-th series to the corners worth drawing and makes
+// its line (adding its band to the plot); on a log axis it notes the samples
+// ≤ 0 it cannot draw.
+func (f *Figure) ecdfCurve(s Series, i int, o options) (*plotter.Line, error) {
+	n := len(s.Sorted)
+	if n == 0 {
+		return nil, fmt.Errorf("plot: series %q has no samples", s.Name)
+	}
+	extra := make([]float64, len(s.Marks))
+	for j, m := range s.Marks {
+		extra[j] = m.Value
+	}
+	pts, err := ReduceECDF(s.Sorted, o.points, extra...)
+	if err != nil {
+		return nil, fmt.Errorf("plot: series %q: %w", s.Name, err)
+	}
+	if o.logX {
+		var dropped int
+		pts, dropped = positiveOnly(pts)
+		if dropped > 0 {
+			nonPos := sort.Search(n, func(i int) bool { return s.Sorted[i] > 0 })
+			if len(pts) == 0 {
+				return nil, fmt.Errorf("plot: series %q: all %d samples are ≤ 0 and cannot be drawn on a log axis", s.Name, n)
+			}
+			f.Notes = append(f.Notes, fmt.Sprintf("%s: %d of %d samples (%.2g%%) are ≤ 0 and lie left of the log axis; the curve starts at %s",
+				s.Name, nonPos, n, 100*float64(nonPos)/float64(n), numfmt.Sig4Unit(pts[0].X, o.unit)))
+		}
+	}
+	col, dashes := seriesStyle(i)
+	if o.band > 0 {
+		eps := math.Sqrt(math.Log(2/(1-o.band)) / (2 * float64(n)))
+		f.Plot.Add(&band{pts: pts, eps: eps, color: withAlpha(col, 0x38)})
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, fmt.Errorf("plot: series %q: %w", s.Name, err)
+	}
+	line.StepStyle = plotter.PostStep
+	line.Color = col
+	line.Width = vg.Points(1.5)
+	line.Dashes = dashes
+	return line, nil
 }
 
 // positiveOnly drops the corners at X ≤ 0 for a log axis: the curve then starts

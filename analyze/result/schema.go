@@ -1,7 +1,4 @@
-// Package output writes analyze's results: an aligned text table, Markdown (for
-// CI step summaries), JSON with a documented, versioned schema, and JUnit XML for
-// checks. The types here are the JSON schema; docs/analyze.md describes it.
-package output
+package result
 
 // Schema identifiers, written in the "schema" field of every JSON document. A
 // change that removes or renames a field gets a new version; new fields may be

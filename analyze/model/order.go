@@ -1,22 +1,24 @@
-package main
+package model
 
 import (
 	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
 
-// groupCompare orders groups for every table, legend and comparison: label
+// CompareGroups orders groups for every table, legend and comparison: label
 // by label in --by order; the "file" label in the order the inputs were
 // given; a tag's values numerically when both are numbers (concurrency 1, 4,
 // 8, 16), else in natural order, digit runs as numbers (c4 before c16), else
 // as text; numbers before other values, and the empty value (a missing tag)
 // last.
-func groupCompare(a, b *group) int {
-	for i := range min(len(a.labels), len(b.labels)) {
-		la, lb := a.labels[i], b.labels[i]
+func CompareGroups(a, b *Group) int {
+	for i := range min(len(a.Labels), len(b.Labels)) {
+		la, lb := a.Labels[i], b.Labels[i]
 		if la.Key == "file" && lb.Key == "file" {
-			if c := a.file - b.file; c != 0 {
+			if c := a.File - b.File; c != 0 {
 				return sign(c)
 			}
 			continue
@@ -25,13 +27,13 @@ func groupCompare(a, b *group) int {
 			return c
 		}
 	}
-	if c := len(a.labels) - len(b.labels); c != 0 {
+	if c := len(a.Labels) - len(b.Labels); c != 0 {
 		return sign(c)
 	}
-	return strings.Compare(a.key, b.key)
+	return strings.Compare(a.Key, b.Key)
 }
 
-// valueCompare orders two tag values (see groupCompare).
+// valueCompare orders two tag values (see CompareGroups).
 func valueCompare(a, b string) int {
 	switch {
 	case a == b:
@@ -109,4 +111,32 @@ func sign(n int) int {
 		return 1
 	}
 	return 0
+}
+
+// metricOrder is the order of the llm_* metrics in a report; others follow by name.
+var metricOrder = []string{"llm_ttft", "llm_ttft_answer", "llm_tpot", "llm_itl", "llm_e2e",
+	"llm_output_tokens", "llm_input_tokens", "llm_requests_failed"}
+
+// OrderMetrics orders metric names for a report: those asked for first, in
+// the order asked; then the llm_* metrics in the order of their definitions;
+// then the others by name.
+func OrderMetrics(names, asked []string) []string {
+	rank := func(n string) int {
+		if i := slices.Index(asked, n); i >= 0 {
+			return i
+		}
+		if i := slices.Index(metricOrder, n); i >= 0 {
+			return len(asked) + i
+		}
+		return len(asked) + len(metricOrder)
+	}
+	out := slices.Clone(names)
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := rank(out[i]), rank(out[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
 }

@@ -1,0 +1,99 @@
+// Package figures draws the figures of a metric from the model: the ECDF of
+// each group with its percentiles marked (as k6 computes them) and the drift
+// of P50 and P99 per time window, each with the sentences that go with it —
+// the groups' tail diagnosis and drift verdict. analyze plot and analyze
+// report draw the same figures with them.
+package figures
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/analyze/plot"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
+)
+
+// Series is one group's ECDF curve with its marked percentiles (k6's).
+func Series(g *model.Group, sorted []float64, marks []float64) plot.Series {
+	ps := plot.Series{Name: g.Name(), Sorted: sorted}
+	for _, p := range marks {
+		if v, ok := stats.Percentile(sorted, p); ok {
+			ps.Marks = append(ps.Marks, plot.Mark{Name: "P" + strconv.FormatFloat(p, 'f', -1, 64), P: p / 100, Value: v})
+		}
+	}
+	return ps
+}
+
+// ECDF draws a metric's ECDF, one curve per group, with the marked
+// percentiles (k6's), and returns each group's tail diagnosis.
+func ECDF(d *model.Data, metric string, marks []float64, opts ...plot.Option) (*plot.Figure, []string, error) {
+	var series []plot.Series
+	var sentences []string
+	for _, s := range d.Series(metric) {
+		v := s.Trend.Sorted()
+		series = append(series, Series(s.Group, v, marks))
+		sentences = append(sentences, tail.Diagnose(s.Label(), v, tail.Unit(d.Unit(metric))).Sentence)
+	}
+	f, err := plot.ECDF(series, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", metric, err)
+	}
+	return f, sentences, nil
+}
+
+// driftPercents are the percentiles drawn per time window.
+var driftPercents = []struct {
+	name string
+	get  func(tail.Window) float64
+}{
+	{"P50", func(w tail.Window) float64 { return w.P50 }},
+	{"P99", func(w tail.Window) float64 { return w.P99 }},
+}
+
+// Drift draws a metric's P50 and P99 per time window of width, one colour
+// per group, and returns each group's drift verdict and its windows (by group
+// key). A width tail.Windows rejects is a model.InputError.
+func Drift(d *model.Data, metric string, width time.Duration, opts ...plot.Option) (*plot.Figure, []string, map[string][]tail.Window, error) {
+	var series []plot.DriftSeries
+	var sentences []string
+	windows := map[string][]tail.Window{}
+	for _, s := range d.Series(metric) {
+		ws, err := tail.Windows(s.Trend.Samples(), width)
+		if err != nil {
+			return nil, nil, nil, model.Errorf("--window: %v", err)
+		}
+		windows[s.Group.Key] = ws
+		ds := plot.DriftSeries{Name: s.Group.Name()}
+		for _, dp := range driftPercents {
+			pc := plot.DriftPercentile{Name: dp.name}
+			for _, w := range ws {
+				pc.Steps = append(pc.Steps, plot.Step{Start: w.Start, End: w.End, Value: dp.get(w)})
+			}
+			ds.Percentiles = append(ds.Percentiles, pc)
+		}
+		series = append(series, ds)
+		sentences = append(sentences, tail.Drift(s.Label(), s.Trend.Samples(), tail.Unit(d.Unit(metric))).Sentence)
+	}
+	f, err := plot.Drift(series, opts...)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", metric, err)
+	}
+	return f, sentences, windows, nil
+}
+
+// File names a figure's PNG in a report: the metric name (characters
+// other than letters, digits, _ and - replaced) and the kind.
+func File(metric, kind string) string {
+	safe := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, metric)
+	return safe + "-" + kind + ".png"
+}

@@ -1,0 +1,133 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
+)
+
+// The page renders the results of package result, as the text, Markdown and
+// JSON writers do: the functions here lay a summary's groups, warnings and
+// check results out for it, and add nothing of their own.
+
+// InputOf is an input's row: its counts, the times of its first and last kept
+// sample, and a note when it was cut short or had corrupt lines skipped.
+func InputOf(in result.Input, first, last time.Time) Input {
+	row := Input{Label: in.Label, Path: in.Path, First: first, Last: last, Points: in.Points, Kept: in.Kept}
+	if in.Damage != "" {
+		row.Notes = append(row.Notes, fmt.Sprintf("%s; read up to the damage", in.Damage))
+	}
+	if in.Skipped > 0 {
+		row.Notes = append(row.Notes, fmt.Sprintf("skipped %d corrupt line(s) (lines %s)", in.Skipped, model.LineList(in.SkippedLines, in.Skipped)))
+	}
+	return row
+}
+
+// SummaryWarnings are the summary's warnings the page shows near the top: the
+// failure rate's (the groups' other notes are shown under their tables).
+func SummaryWarnings(s *result.Summary) []string {
+	var out []string
+	for _, w := range s.Warnings {
+		if strings.HasPrefix(w, result.FailedMetric) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// TrendGroup is a Trend group's table row, with its notes as the summary
+// words them (named after the metric and group: name is the metric's).
+func TrendGroup(name string, g result.Group) Group {
+	row := Group{Label: g.Label, Count: int(g.Count), Min: deref(g.Min), Mean: deref(g.Mean), Max: deref(g.Max)}
+	for _, p := range g.Percentiles {
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if p.CI.Low != nil {
+			lo = *p.CI.Low
+		}
+		if p.CI.High != nil {
+			hi = *p.CI.High
+		}
+		row.Percentiles = append(row.Percentiles, Percentile{Name: p.Name, Value: p.Value, Lo: lo, Hi: hi, TooFew: p.TooFew})
+	}
+	for _, n := range g.Notes {
+		row.Notes = append(row.Notes, name+model.GroupSuffix(g.Label)+": "+n)
+	}
+	return row
+}
+
+// ValueOf is the line of a Rate, Counter or Gauge group: "2.31% (57 of
+// 2,468 non-zero) — http_429: 40", "sum 1200 (20/s over 1m0s)", "last value 3".
+// span is the time a Counter's per-second rate was taken over.
+func ValueOf(typ string, g result.Group, span time.Duration) Value {
+	var text string
+	switch typ {
+	case "rate":
+		text = fmt.Sprintf("%s (%s of %s non-zero)", numfmt.Percent(deref(g.Rate)), numfmt.Thousands(derefInt(g.NonZero)), numfmt.Thousands(g.Count))
+		if len(g.ErrorKinds) > 0 {
+			text += " — " + kindsText(g.ErrorKinds)
+		}
+	case "counter":
+		text = "sum " + output.Number(deref(g.Sum))
+		if g.PerSecond != nil {
+			text += fmt.Sprintf(" (%s/s over %s)", output.Number(*g.PerSecond), span.Round(time.Millisecond))
+		}
+	default:
+		text = "last value " + output.Number(deref(g.Value))
+	}
+	return Value{Label: g.Label, Text: text}
+}
+
+func kindsText(k map[string]int64) string {
+	keys := make([]string, 0, len(k))
+	for key := range k {
+		keys = append(keys, key)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if k[a] != k[b] {
+			return int(k[b] - k[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, key := range keys {
+		parts[i] = fmt.Sprintf("%s: %s", key, numfmt.Thousands(k[key]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ChecksOf is the checks' table.
+func ChecksOf(cr *result.CheckReport) *Checks {
+	c := &Checks{Passed: cr.Passed, Failed: cr.Failed}
+	for _, r := range cr.Checks {
+		row := CheckRow{Check: r.Check, Passed: r.Passed, Reason: r.Reason}
+		if r.Observed != nil {
+			row.Observed = output.Number(*r.Observed)
+			if r.Unit != "" {
+				row.Observed += " " + r.Unit
+			}
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+func derefInt(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

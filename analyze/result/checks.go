@@ -1,0 +1,178 @@
+package result
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/check"
+	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
+)
+
+// stream collects the samples of one metric or submetric.
+type stream struct {
+	metric string
+	tags   []k6json.Tag
+	match  []int8 // by tag set ID: 0 not yet known, 1 in, -1 out
+	values stats.Values
+	data   check.Data
+	sorted []float64 // the values, once sorted
+}
+
+func (s *stream) add(p *k6json.Point) {
+	id := p.Tags.ID()
+	if id >= len(s.match) {
+		s.match = append(s.match, make([]int8, id+1-len(s.match))...)
+	}
+	m := s.match[id]
+	if m == 0 {
+		m = -1
+		if p.Tags.Contains(s.tags) {
+			m = 1
+		}
+		s.match[id] = m
+	}
+	if m < 0 {
+		return
+	}
+	s.values.Add(p.Value)
+	s.data.Count++
+	s.data.Sum += p.Value
+	s.data.Last = p.Value
+	if p.Value != 0 {
+		s.data.NonZero++
+	}
+}
+
+// Evaluator routes points to the streams the checks need, then evaluates the
+// checks on them. A check sees every sample the reader passes (--where and
+// the time window apply; the grouping does not).
+type Evaluator struct {
+	streams map[string][]*stream // by metric
+	last    time.Time            // of the latest point added
+}
+
+// NewEvaluator makes an evaluator of checks.
+func NewEvaluator(checks []check.Check) *Evaluator {
+	ev := &Evaluator{streams: map[string][]*stream{}}
+	for _, c := range checks {
+		ev.Want(c.Metric, c.Tags)
+	}
+	return ev
+}
+
+// Want makes sure the samples of a metric with tags are kept.
+func (ev *Evaluator) Want(metric string, tags []k6json.Tag) {
+	ev.stream(metric, tags)
+}
+
+func (ev *Evaluator) stream(metric string, tags []k6json.Tag) *stream {
+	for _, s := range ev.streams[metric] {
+		if slices.Equal(s.tags, tags) {
+			return s
+		}
+	}
+	s := &stream{metric: metric, tags: tags}
+	ev.streams[metric] = append(ev.streams[metric], s)
+	return s
+}
+
+// Wants reports whether a check needs the points of a metric.
+func (ev *Evaluator) Wants(metric string) bool { return len(ev.streams[metric]) > 0 }
+
+// Add routes a point to the streams of its metric.
+func (ev *Evaluator) Add(p *k6json.Point) {
+	if p.Time.After(ev.last) {
+		ev.last = p.Time
+	}
+	for _, s := range ev.streams[p.Metric] {
+		s.add(p)
+	}
+}
+
+// Read reads the inputs and adds every point the reader passes.
+func (ev *Evaluator) Read(r *model.Reader) error {
+	return r.Each(func(_ int, _ *model.Group, p *k6json.Point) error {
+		ev.Add(p)
+		return nil
+	})
+}
+
+// Evaluate evaluates the checks on what was read. A check whose aggregate
+// does not fit its metric's type is an InputError.
+func (ev *Evaluator) Evaluate(r *model.Reader, checks []check.Check) (*CheckReport, error) {
+	rep := &CheckReport{Schema: CheckSchema, Inputs: Inputs(r), Selection: SelectionOf(r.Selection()), Checks: []CheckResult{}}
+	// A Counter's rate is per second of the time from the earliest input's
+	// first sample to the latest sample read.
+	first := r.Start()
+	seconds := 0.0
+	if !first.IsZero() && ev.last.After(first) {
+		seconds = ev.last.Sub(first).Seconds()
+	}
+	for _, c := range checks {
+		s := ev.stream(c.Metric, c.Tags)
+		typ, contains := k6json.TypeUnknown, k6json.Default
+		if m, ok := r.Declaration(c.Metric); ok {
+			typ, contains = m.Type, m.Contains
+		} else if s.data.Count > 0 {
+			typ = k6json.Trend
+			r.WarnUndeclared(c.Metric)
+		}
+		if typ != k6json.TypeUnknown {
+			if err := c.Validate(typ); err != nil {
+				return nil, &model.InputError{Err: err}
+			}
+		}
+		if s.sorted == nil {
+			s.sorted = s.values.Sorted()
+		}
+		d := s.data
+		d.Type, d.Sorted, d.Seconds = typ, s.sorted, seconds
+		res := c.Evaluate(d)
+		if !res.Defined && d.Count == 0 {
+			res.Reason = noDataReason(r, c)
+		}
+		cr := checkResult(c, d, res, contains.Unit())
+		if cr.Passed {
+			rep.Passed++
+		} else {
+			rep.Failed++
+		}
+		rep.Checks = append(rep.Checks, cr)
+	}
+	rep.OK = rep.Failed == 0
+	return rep, nil
+}
+
+func checkResult(c check.Check, d check.Data, res check.Result, unit string) CheckResult {
+	cr := CheckResult{
+		Check: c.Source, Metric: c.Metric, Tags: map[string]string{}, Expression: c.Expr.Source,
+		Aggregate: c.Expr.Aggregate.String(), Operator: c.Expr.Op, Limit: c.Expr.Limit, Unit: unit,
+		Count: d.Count, Passed: res.Passed, Reason: res.Reason,
+	}
+	for _, t := range c.Tags {
+		cr.Tags[t.Key] = t.Value
+	}
+	if res.Defined {
+		v := res.Observed
+		cr.Observed = &v
+	}
+	return cr
+}
+
+func noDataReason(r *model.Reader, c check.Check) string {
+	if !r.Seen(c.Metric) {
+		return "no data: the inputs have no metric " + c.Metric
+	}
+	var filters []string
+	if len(c.Tags) > 0 {
+		filters = append(filters, "the tags "+strings.TrimPrefix(c.Name(), c.Metric))
+	}
+	filters = append(filters, r.Selection().Filtered()...)
+	if len(filters) == 0 {
+		return "no data: no samples of " + c.Metric
+	}
+	return "no data: no samples of " + c.Metric + " match " + strings.Join(filters, " and ")
+}

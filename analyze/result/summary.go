@@ -1,0 +1,156 @@
+package result
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
+)
+
+// FailedMetric is the Rate of failed requests the summary warns about.
+const FailedMetric = "llm_requests_failed"
+
+// DefaultMaxFailureRate is the share of failed requests above which a
+// summary warns.
+const DefaultMaxFailureRate = 0.05
+
+// Options are the statistical choices of a summary.
+type Options struct {
+	Stats stats.Options
+	// MaxFailureRate: warn when the share of failed requests (FailedMetric)
+	// is above it.
+	MaxFailureRate float64
+}
+
+// DefaultOptions are the summary's defaults.
+func DefaultOptions() Options {
+	return Options{Stats: stats.DefaultOptions(), MaxFailureRate: DefaultMaxFailureRate}
+}
+
+// Summarize computes the statistics of every series, metrics in report order
+// and groups in group order.
+func Summarize(d *model.Data, o Options) *Summary {
+	r := d.Reader
+	rep := &Summary{
+		Schema:     SummarySchema,
+		Inputs:     Inputs(r),
+		Selection:  SelectionOf(r.Selection()),
+		Confidence: o.Stats.Confidence,
+		Metrics:    []Metric{},
+		Warnings:   []string{},
+	}
+	span := d.Span().Seconds()
+	for _, name := range d.Metrics() {
+		typ, contains := r.MetricType(name)
+		m := Metric{Name: name, Type: typ.String(), Contains: contains.String(), Unit: contains.Unit()}
+		for _, s := range d.Series(name) {
+			g := Group{Label: s.Group.Key, Labels: s.Group.LabelMap(), Count: s.Count()}
+			switch {
+			case s.Trend != nil:
+				trendGroup(&g, s, contains.Unit(), o.Stats)
+			case s.Rate != nil:
+				rate := s.Rate.Value()
+				g.Rate, g.NonZero, g.ErrorKinds = &rate, &s.Rate.NonZero, s.Rate.Kinds
+				if name == FailedMetric && rate > o.MaxFailureRate {
+					g.Notes = append(g.Notes, fmt.Sprintf("%s of requests failed, above %s", numfmt.Percent(rate), numfmt.Percent(o.MaxFailureRate)))
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+						"%s: %s of %d requests failed (above %s): the latency figures describe only the requests that succeeded",
+						s.Label(), numfmt.Percent(rate), g.Count, numfmt.Percent(o.MaxFailureRate)))
+				}
+			case s.Counter != nil:
+				g.Sum = F64(s.Counter.Sum)
+				if span > 0 {
+					g.PerSecond = F64(s.Counter.Sum / span)
+				}
+			case s.Gauge != nil:
+				g.Value, g.Min, g.Max = F64(s.Gauge.Last), F64(s.Gauge.Min), F64(s.Gauge.Max)
+			}
+			if name != FailedMetric {
+				for _, n := range g.Notes {
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s", s.Label(), n))
+				}
+			}
+			m.Groups = append(m.Groups, g)
+		}
+		rep.Metrics = append(rep.Metrics, m)
+	}
+	return rep
+}
+
+// trendGroup fills a Trend group: extremes, mean, percentiles with their
+// intervals, the tail diagnosis, and notes on percentiles that rest on too
+// few samples or whose interval is open or wide.
+func trendGroup(g *Group, s *model.Series, unit string, o stats.Options) {
+	sorted := s.Trend.Sorted()
+	sum := stats.Summarize(sorted, o)
+	g.Min, g.Mean, g.Max = F64(sum.Min), F64(sum.Mean), F64(sum.Max)
+	g.Tail = tailOf(tail.Diagnose(s.Label(), sorted, tail.Unit(unit)))
+	var few, wide, open []string
+	need := 0
+	for _, p := range sum.Percentiles {
+		g.Percentiles = append(g.Percentiles, percentileOf(p))
+		switch {
+		case p.TooFew:
+			few = append(few, p.Name)
+			need = max(need, p.MinSamples)
+		case !p.CI.Bounded():
+			open = append(open, p.Name)
+		case p.Wide:
+			wide = append(wide, fmt.Sprintf("%s %.0f%%", p.Name, 100*p.RelWidth))
+		}
+	}
+	if len(few) > 0 {
+		g.Notes = append(g.Notes, fmt.Sprintf("%s rest on fewer than %d samples above them (%d samples; %s needs %d)",
+			strings.Join(few, ", "), o.MinAbove, sum.Count, few[len(few)-1], need))
+	}
+	if len(open) > 0 {
+		g.Notes = append(g.Notes, fmt.Sprintf("%s: too few samples for a %g%% confidence interval", strings.Join(open, ", "), 100*o.Confidence))
+	}
+	if len(wide) > 0 {
+		g.Notes = append(g.Notes, fmt.Sprintf("confidence intervals wider than %.0f%% of the value: %s", 100*o.MaxRelWidth, strings.Join(wide, ", ")))
+	}
+}
+
+func percentileOf(p stats.PercentileStat) Percentile {
+	return Percentile{
+		Name: p.Name, P: p.P, Value: p.Value, NearestRank: p.NearestRank, Rank: p.Rank,
+		CI: CI{Low: F64(p.CI.Lo), High: F64(p.CI.Hi), LowRank: p.CI.LoRank, HighRank: p.CI.HiRank,
+			Coverage: p.CI.Coverage},
+		MinSamples: p.MinSamples, TooFew: p.TooFew, RelWidth: F64(p.RelWidth), Wide: p.Wide,
+	}
+}
+
+// tailOf is a diagnosis in the summary's JSON schema.
+func tailOf(d tail.Diagnosis) *Tail {
+	t := &Tail{Shape: string(d.Shape), LongTail: d.LongTail, P99P50: F64(d.RatioP99P50), P999P99: F64(d.RatioP999P99),
+		LongTailRatio: d.LongTailRatio, ExtremeRatio: d.ExtremeRatio, Sentence: d.Sentence}
+	if w := d.Wall; w != nil {
+		t.Cliff = &Cliff{At: w.At, Low: w.Lo, High: w.Hi, Share: w.Share, Above: w.Above}
+	}
+	if g := d.Gap; g != nil {
+		t.Gap = &Gap{Low: g.Lo, High: g.Hi, Below: g.Below, Above: g.Above}
+	}
+	return t
+}
+
+// F64 returns a pointer to v, or nil for ±Inf and NaN (null in JSON).
+func F64(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// Metric returns the named metric of the summary, or nil.
+func (s *Summary) Metric(name string) *Metric {
+	for i := range s.Metrics {
+		if s.Metrics[i].Name == name {
+			return &s.Metrics[i]
+		}
+	}
+	return nil
+}
