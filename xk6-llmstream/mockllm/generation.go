@@ -32,16 +32,17 @@ type gen struct {
 	fault     Fault
 	faultAt   int // mid-stream faults strike once this many tokens were sent
 	input     int
-	// cached is how many of the prompt tokens were served from the prefix
-	// cache; reported as cached tokens in each dialect's usage when > 0.
-	// Another engineer sets it from the prefix cache being built in
-	// parallel; until then it stays 0.
-	cached    int
 	reasoning int // reasoning tokens (the first ones)
 	total     int // reasoning + answer tokens
 	length    bool
 	prefill   time.Duration
 	decode    *rand.Rand
+
+	// cached is how many of the prompt tokens were served from the prefix
+	// cache; reported as cached tokens in each dialect's usage when > 0.
+	// Another engineer sets it from the prefix cache being built in
+	// parallel; until then it stays 0.
+	cached int
 
 	// The schedule.
 	arrival time.Time

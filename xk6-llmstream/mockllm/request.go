@@ -30,13 +30,14 @@ type genRequest struct {
 	ContinuousUsage bool
 	IgnoreEOS       bool
 	ThinkingBudget  int // Anthropic thinking.budget_tokens; 0: not set
-	// GeminiArray: a Gemini streamGenerateContent without alt=sse, which
-	// Google answers with a JSON array rather than server-sent events.
-	GeminiArray bool
 	InputTokens     int
 	// EchoWords are the words of the last message (chat, messages) or of the
 	// prompt (completions), for echo mode.
 	EchoWords []string
+
+	// GeminiArray: a Gemini streamGenerateContent without alt=sse, which
+	// Google answers with a JSON array rather than server-sent events.
+	GeminiArray bool
 }
 
 // wireRequest is the union of the request fields of the three APIs that the
