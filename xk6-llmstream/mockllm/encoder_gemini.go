@@ -38,11 +38,20 @@ func (e geminiEncoder) usage(b []byte, g *gen, sent int) []byte {
 		b = append(b, `,"cachedContentTokenCount":`...)
 		b = appendInt(b, g.cached)
 	}
-	b = append(b, `},"modelVersion":`...)
-	b = appendJSONString(b, g.model)
-	b = append(b, `,"responseId":"`...)
-	b = append(b, g.id...)
-	return append(b, '"')
+	return append(b, e.tail(g)...)
+}
+
+// tail returns the constant end of every chunk of the request:
+// `},"modelVersion":...,"responseId":"..."`.
+func (geminiEncoder) tail(g *gen) []byte {
+	if g.st.prefix == nil {
+		p := append([]byte(nil), `},"modelVersion":`...)
+		p = appendJSONString(p, g.model)
+		p = append(p, `,"responseId":"`...)
+		p = append(p, g.id...)
+		g.st.prefix = append(p, '"')
+	}
+	return g.st.prefix
 }
 
 // candidate appends {"candidates":[{"content":{"parts":[parts],"role":"model"}
