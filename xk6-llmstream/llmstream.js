@@ -535,7 +535,7 @@ function serverTimingsOf(raw) {
 
 // recordServer adds the cached-token count and the server's own timings.
 function recordServer(r, tags) {
-  mCachedInputTokens.add(r.cachedInputTokens, tags);
+  if (r.cachedInputTokens > 0) mCachedInputTokens.add(r.cachedInputTokens, tags);
   const st = r.serverTimings;
   if (st === null) return;
   if (st.prefill !== null) mServerPrefill.add(st.prefill, tags);

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -306,10 +307,6 @@ func checkNewerSamples(t *testing.T, res *k6sim.Result, r jsResult, api, model s
 			if s.Value != *r.TTFT {
 				t.Errorf("llm_ttft %v, result %v", s.Value, *r.TTFT)
 			}
-		case "llm_cached_input_tokens":
-			if s.Value != 0 {
-				t.Errorf("llm_cached_input_tokens %v: the mock caches nothing yet", s.Value)
-			}
 		case "llm_server_prefill":
 			if want := float64(gt.PrefillNS) / 1e6; math.Abs(s.Value-want) > 0.0005 {
 				t.Errorf("llm_server_prefill %v, the mock's prefill %v", s.Value, want)
@@ -325,7 +322,9 @@ func checkNewerSamples(t *testing.T, res *k6sim.Result, r jsResult, api, model s
 	if api == "ollama" {
 		server = 1
 	}
-	for metric, want := range map[string]int{"llm_ttft": 1, "llm_tpot": 1, "llm_e2e": 1, "llm_requests_failed": 1, "llm_cached_input_tokens": 1,
+	// The mock caches nothing yet: no llm_cached_input_tokens sample (one is
+	// added only for a request that reported cached tokens).
+	for metric, want := range map[string]int{"llm_ttft": 1, "llm_tpot": 1, "llm_e2e": 1, "llm_requests_failed": 1, "llm_cached_input_tokens": 0,
 		"llm_itl": len(r.ITL), "llm_server_prefill": server, "llm_server_tpot": server} {
 		if n[metric] != want {
 			t.Errorf("%d %s samples, want %d", n[metric], metric, want)
@@ -390,6 +389,49 @@ func TestNewerDialectsFaultKinds(t *testing.T) {
 	for _, s := range res.Of("llm_requests_failed") {
 		if s.Value != 1 || s.Tags["error"] != "http_401" || s.Tags["status"] != "401" {
 			t.Errorf("llm_requests_failed %v tags %v", s.Value, s.Tags)
+		}
+	}
+}
+
+func TestCachedTokensAndServerTimingsBecomeSamples(t *testing.T) {
+	t.Parallel()
+	h := newFakeHelper(t, map[string]answer{
+		"cached": {status: 200, body: recordJSON(with(okRecord(), "cached_input_tokens", 5))},
+		"server": {status: 200, body: recordJSON(with(okRecord(), "server_prefill_ms", 12.5, "server_decode_ms", 26,
+			"server_tpot_ms", 3.25, "server_prompt_tokens", 4, "server_output_tokens", 8))},
+		"decodeonly": {status: 200, body: recordJSON(with(okRecord(), "server_prefill_ms", nil, "server_tpot_ms", 2,
+			"server_prompt_tokens", 0, "server_output_tokens", 8))},
+	})
+	path := script(t, `
+const c = new Client({ baseURL: 'http://h:1', api: 'ollama' });
+export default function () {
+  for (const p of ['cached', 'server', 'decodeonly', 'plain']) {
+    const r = c.chat(p, { tags: { p: p } });
+    r.tag = p;
+    emit(r);
+  }
+}
+`)
+	res := run(t, path, env(h), k6sim.Config{}, false)
+	got := map[string][]string{}
+	for _, s := range res.Samples {
+		switch s.Metric {
+		case "llm_cached_input_tokens", "llm_server_prefill", "llm_server_tpot":
+			got[s.Metric] = append(got[s.Metric], s.Tags["p"]+"="+strconv.FormatFloat(s.Value, 'f', -1, 64))
+		}
+	}
+	want := map[string][]string{
+		"llm_cached_input_tokens": {"cached=5"},
+		"llm_server_prefill":      {"server=12.5"},
+		"llm_server_tpot":         {"server=3.25", "decodeonly=2"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("samples %v, want %v", got, want)
+	}
+	for _, r := range results(t, res) {
+		st, _ := r.Raw["server_output_tokens"].(float64)
+		if (r.Tag == "server" || r.Tag == "decodeonly") != (st == 8) {
+			t.Errorf("%s: raw server_output_tokens %v", r.Tag, r.Raw["server_output_tokens"])
 		}
 	}
 }
