@@ -20,8 +20,9 @@ import (
 
 const mockUsage = `usage: xk6-llmstream mock [flags]
 
-Serves a mock LLM — OpenAI chat completions, OpenAI completions and Anthropic
-messages, streamed and not — with a seeded latency model, injected faults and
+Serves a mock LLM — OpenAI chat completions, OpenAI completions, Anthropic
+messages, OpenAI Responses, Gemini, Cohere v2 chat and ollama's /api/chat,
+streamed and not — with a seeded latency model, injected faults and
 ground-truth write timestamps ("x_mock_ts_ns") in every event. Prints its base
 URL as the first line on stdout; stops on SIGINT or SIGTERM.
 

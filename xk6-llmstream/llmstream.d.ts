@@ -2,7 +2,8 @@
 // Reference with prose and examples: docs/module.md.
 
 /** The streaming wire formats a Client speaks. */
-export type API = 'openai-chat' | 'openai-completions' | 'anthropic-messages';
+export type API = 'openai-chat' | 'openai-completions' | 'anthropic-messages'
+  | 'openai-responses' | 'gemini' | 'cohere' | 'ollama';
 
 /**
  * A duration: a number of milliseconds, or a k6-style string such as '500ms',
@@ -32,8 +33,9 @@ export interface ClientOptions {
    */
   baseURL: string;
   /**
-   * API key. Sent as `Authorization: Bearer …` (OpenAI dialects) or `x-api-key`
-   * (anthropic-messages). Never appears in tags, results, logs or errors.
+   * API key. Sent as `Authorization: Bearer …` (OpenAI dialects, cohere, ollama),
+   * `x-api-key` (anthropic-messages) or `x-goog-api-key` (gemini). Never appears
+   * in tags, results, logs or errors.
    */
   apiKey?: string;
   /** Model for every request; a `model` in the request params overrides it. */
@@ -42,8 +44,10 @@ export interface ClientOptions {
   api?: API;
   /**
    * Endpoint path appended to baseURL as given (e.g. '/chat/completions?api-version=…').
-   * Default by api: /v1/chat/completions, /v1/completions, /v1/messages (without
-   * the /v1 when baseURL already ends in /v1).
+   * Default by api: /v1/chat/completions, /v1/completions, /v1/messages,
+   * /v1/responses (without the /v1 when baseURL already ends in /v1);
+   * /v1beta/models/{model}:streamGenerateContent?alt=sse (gemini; {model} is the
+   * request's model), /v2/chat (cohere), /api/chat (ollama).
    */
   path?: string;
   /** The helper's base URL. Default: __ENV.LLMSTREAM_HELPER (set by `xk6-llmstream run`). */
@@ -147,6 +151,10 @@ export interface Result {
   outputTokens: number;
   inputTokens: number;
   reasoningTokens: number;
+  /** Of inputTokens, those the server read from its prompt cache (0 when not reported). */
+  cachedInputTokens: number;
+  /** The server's own timings (ollama, llama.cpp server), ms; null when it reported none. */
+  serverTimings: ServerTimings | null;
   /** 'usage' (the API's usage report) or 'events' (text events counted); '' when unknown. */
   tokenSource: string;
   finishReason: string;
@@ -167,6 +175,26 @@ export interface Result {
   /** The helper's JSON answer as received (its error answer for helper refusals), or null. */
   raw: { [field: string]: unknown } | null;
 }
+
+/** What a server reported of its own work on one request (ms; null when not reported). */
+export interface ServerTimings {
+  /** Prompt evaluation (ollama prompt_eval_duration, llama.cpp timings.prompt_ms): llm_server_prefill. */
+  prefill: number | null;
+  /** Generation of the output tokens (ollama eval_duration). */
+  decode: number | null;
+  /** decode / outputTokens (ollama eval_duration / eval_count): llm_server_tpot. */
+  tpot: number | null;
+  promptTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * A chat() body (messages, max_tokens, ...) as the request body of dialect api:
+ * messages → input (openai-responses), contents/systemInstruction (gemini);
+ * max_tokens → max_output_tokens, generationConfig.maxOutputTokens,
+ * options.num_predict (ollama).
+ */
+export function dialectBody(api: API, body: { [field: string]: unknown }): { [field: string]: unknown };
 
 /** A streaming LLM client. Create it in the init context (top level of the script). */
 export class Client {
@@ -203,6 +231,9 @@ export const METRICS: {
   readonly inputTokens: 'llm_input_tokens';
   readonly requestsFailed: 'llm_requests_failed';
   readonly sloMet: 'llm_slo_met';
+  readonly serverPrefill: 'llm_server_prefill';
+  readonly serverTPOT: 'llm_server_tpot';
+  readonly cachedInputTokens: 'llm_cached_input_tokens';
 };
 /** 'helper': the error kind of a request the helper refused or did not answer. */
 export const HELPER_ERROR_KIND: 'helper';

@@ -29,6 +29,11 @@ export const APIS = Object.freeze({
   'openai-chat': '/v1/chat/completions',
   'openai-completions': '/v1/completions',
   'anthropic-messages': '/v1/messages',
+  'openai-responses': '/v1/responses',
+  // {model} is the request's model; without alt=sse Google answers a JSON array.
+  gemini: '/v1beta/models/{model}:streamGenerateContent?alt=sse',
+  cohere: '/v2/chat',
+  ollama: '/api/chat',
 });
 
 /** The k6 metrics this module adds samples to (names are the contract with analyze). */
@@ -42,6 +47,9 @@ export const METRICS = Object.freeze({
   inputTokens: 'llm_input_tokens',
   requestsFailed: 'llm_requests_failed',
   sloMet: 'llm_slo_met',
+  serverPrefill: 'llm_server_prefill',
+  serverTPOT: 'llm_server_tpot',
+  cachedInputTokens: 'llm_cached_input_tokens',
 });
 
 /** The error kind of a request the helper refused or did not answer. */
@@ -67,6 +75,9 @@ const mE2E = new Trend(METRICS.e2e, true);
 const mOutputTokens = new Counter(METRICS.outputTokens);
 const mInputTokens = new Counter(METRICS.inputTokens);
 const mFailed = new Rate(METRICS.requestsFailed);
+const mServerPrefill = new Trend(METRICS.serverPrefill, true);
+const mServerTPOT = new Trend(METRICS.serverTPOT, true);
+const mCachedInputTokens = new Counter(METRICS.cachedInputTokens);
 let mSLO = null; // created by the first Client that has an slo (in the init context)
 
 let requestSeq = 0; // per VU: every runtime loads its own copy of this module
@@ -107,8 +118,9 @@ export class Client {
     if (!/^https?:\/\/[^/]/i.test(o.baseURL)) {
       throw new TypeError(`llmstream: new Client: baseURL ${JSON.stringify(o.baseURL)} must start with http:// or https://`);
     }
-    this.url = endpointURL(o.baseURL, this.api, o.path);
     this.model = o.model === undefined || o.model === null ? '' : String(o.model);
+    Object.defineProperty(this, '_urlTemplate', { value: endpointURL(o.baseURL, this.api, o.path), enumerable: false });
+    this.url = modelURL(this._urlTemplate, this.model);
 
     const env = typeof __ENV === 'object' && __ENV !== null ? __ENV : {};
     const helper = o.helper || env.LLMSTREAM_HELPER || '';
@@ -157,6 +169,8 @@ export class Client {
     if (this.api === 'anthropic-messages') {
       if (key) upstream['x-api-key'] = key;
       upstream['anthropic-version'] = o.anthropicVersion ? String(o.anthropicVersion) : DEFAULT_ANTHROPIC_VERSION;
+    } else if (this.api === 'gemini') {
+      if (key) upstream['x-goog-api-key'] = key;
     } else if (key) {
       upstream['Authorization'] = 'Bearer ' + key;
     }
@@ -226,7 +240,9 @@ export class Client {
         throw new TypeError(`llmstream: chat: unknown option ${JSON.stringify(k)} (known: ${CALL_OPTIONS.join(', ')})`);
       }
     }
-    const body = this._body(params);
+    const plain = this._body(params);
+    const model = typeof plain.model === 'string' ? plain.model : '';
+    const body = dialectBody(this.api, plain);
     const timeoutMs = co.timeout === undefined ? this.timeoutMs : durationMs(co.timeout, 'timeout');
     if (!(timeoutMs > 0)) {
       throw new TypeError('llmstream: chat: timeout must be greater than zero');
@@ -240,7 +256,7 @@ export class Client {
     const headers = Object.assign({}, this._headers, stringTags(co.headers, 'headers'));
 
     const wire = {
-      url: this.url,
+      url: modelURL(this._urlTemplate, model),
       api: this.api,
       headers: headers,
       body: body,
@@ -261,7 +277,7 @@ export class Client {
         tags: { name: HELPER_REQUEST_NAME },
         timeout: Math.ceil(timeoutMs + Math.max(HOP_GRACE_MS, timeoutMs / 10)),
       },
-      model: typeof body.model === 'string' ? body.model : '',
+      model: model,
       tags: Object.assign({}, this.tags, stringTags(co.tags, 'tags')),
       keepText: keepText,
       keepTimeline: keepTimeline,
@@ -305,6 +321,8 @@ export class Client {
       outputTokens: countOf(raw, 'output_tokens'),
       inputTokens: countOf(raw, 'input_tokens'),
       reasoningTokens: countOf(raw, 'reasoning_tokens'),
+      cachedInputTokens: countOf(raw, 'cached_input_tokens'),
+      serverTimings: serverTimingsOf(raw),
       tokenSource: raw && typeof raw.token_source === 'string' ? raw.token_source : '',
       finishReason: raw && typeof raw.finish_reason === 'string' ? raw.finish_reason : '',
       warmup: req.warmup,
@@ -347,6 +365,7 @@ export class Client {
       this._recordITL(r, tags);
       mOutputTokens.add(r.outputTokens, tags);
       mInputTokens.add(r.inputTokens, tags);
+      recordServer(r, tags);
       mFailed.add(r.ok ? 0 : 1, tags);
       if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
     } finally {
@@ -432,8 +451,95 @@ export function endpointURL(baseURL, api, path) {
   if (def === undefined) {
     throw new TypeError(`llmstream: unknown api ${JSON.stringify(api)}`);
   }
-  if (/\/v1$/.test(base)) return base + def.slice(3);
+  if (/\/v1$/.test(base) && def.indexOf('/v1/') === 0) return base + def.slice(3);
   return base + def;
+}
+
+// modelURL puts the model into a path with {model} (Gemini's), escaped.
+function modelURL(template, model) {
+  return template.indexOf('{model}') < 0 ? template : template.replace('{model}', encodeURIComponent(model));
+}
+
+/**
+ * Turns a chat() body (OpenAI chat shape: messages, max_tokens, ...) into the
+ * request body of dialect api. A body already in the dialect's own shape
+ * (input, contents, ...) is left as it is; the dialect's own fields win.
+ */
+export function dialectBody(api, body) {
+  const b = Object.assign({}, body);
+  const move = (from, to) => {
+    if (b[from] !== undefined && b[to] === undefined) b[to] = b[from];
+    delete b[from];
+  };
+  switch (api) {
+    case 'openai-responses':
+      move('messages', 'input');
+      move('max_tokens', 'max_output_tokens');
+      break;
+    case 'gemini':
+      return geminiBody(b);
+    case 'ollama':
+      if (b.max_tokens !== undefined) {
+        b.options = Object.assign({ num_predict: b.max_tokens }, b.options);
+        delete b.max_tokens;
+      }
+      break;
+  }
+  return b;
+}
+
+// geminiBody maps messages to contents (assistant → model) and system
+// messages to systemInstruction, max_tokens, temperature and top_p to
+// generationConfig; the model goes into the URL, not the body.
+function geminiBody(b) {
+  delete b.model;
+  if (Array.isArray(b.messages) && b.contents === undefined) {
+    const system = [];
+    b.contents = [];
+    for (const m of b.messages) {
+      const parts = geminiParts(m && m.content);
+      if (m && (m.role === 'system' || m.role === 'developer')) system.push(...parts);
+      else b.contents.push({ role: m && m.role === 'assistant' ? 'model' : 'user', parts: parts });
+    }
+    if (system.length > 0 && b.systemInstruction === undefined) b.systemInstruction = { parts: system };
+  }
+  delete b.messages;
+  const gc = {};
+  const fields = { max_tokens: 'maxOutputTokens', temperature: 'temperature', top_p: 'topP' };
+  for (const k of Object.keys(fields)) {
+    if (b[k] !== undefined) gc[fields[k]] = b[k];
+    delete b[k];
+  }
+  if (Object.keys(gc).length > 0) b.generationConfig = Object.assign(gc, b.generationConfig);
+  return b;
+}
+
+// geminiParts is a chat message content (a string or text parts) as parts.
+function geminiParts(content) {
+  if (typeof content === 'string') return [{ text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.filter((p) => p && typeof p.text === 'string').map((p) => ({ text: p.text }));
+}
+
+// serverTimingsOf is the server's own timings of an answer, null when none.
+function serverTimingsOf(raw) {
+  if (raw === null || raw === undefined || typeof raw.server_output_tokens !== 'number') return null;
+  return {
+    prefill: msOrNull(raw, 'server_prefill_ms'),
+    decode: msOrNull(raw, 'server_decode_ms'),
+    tpot: msOrNull(raw, 'server_tpot_ms'),
+    promptTokens: countOf(raw, 'server_prompt_tokens'),
+    outputTokens: countOf(raw, 'server_output_tokens'),
+  };
+}
+
+// recordServer adds the cached-token count and the server's own timings.
+function recordServer(r, tags) {
+  if (r.cachedInputTokens > 0) mCachedInputTokens.add(r.cachedInputTokens, tags);
+  const st = r.serverTimings;
+  if (st === null) return;
+  if (st.prefill !== null) mServerPrefill.add(st.prefill, tags);
+  if (st.tpot !== null) mServerTPOT.add(st.tpot, tags);
 }
 
 function itlOption(v) {

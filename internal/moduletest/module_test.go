@@ -628,7 +628,7 @@ func TestClientOptionErrors(t *testing.T) {
 const cases = {
   nobase: {},
   badbase: { baseURL: 'h:1' },
-  badapi: { baseURL: 'http://h:1', api: 'openai-responses' },
+  badapi: { baseURL: 'http://h:1', api: 'openai-realtime' },
   unknown: { baseURL: 'http://h:1', apikey: 'x' },
   itl: { baseURL: 'http://h:1', itl: 2 },
   warmup: { baseURL: 'http://h:1', warmup: -1 },
@@ -654,7 +654,7 @@ export default function () {}
 	want := map[string]string{
 		"nobase":      "baseURL is required",
 		"badbase":     "must start with http:// or https://",
-		"badapi":      `unknown api "openai-responses"`,
+		"badapi":      `unknown api "openai-realtime"`,
 		"unknown":     `unknown option "apikey"`,
 		"itl":         "itl must be 'all', 'off' or a fraction",
 		"warmup":      "warmup must be a whole number",

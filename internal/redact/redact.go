@@ -33,9 +33,16 @@ var harmless = map[string]bool{
 // form) are kept.
 func Harmless(name string) bool { return harmless[name] }
 
-// keyLike matches strings shaped like API keys (OpenAI "sk-…", Anthropic
-// "sk-ant-…", many gateways) that start a word.
-var keyLike = regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`)
+// keyLike matches strings shaped like API keys that start a word: OpenAI
+// "sk-…" and "sk-proj-…", Anthropic "sk-ant-…", OpenRouter "sk-or-…",
+// DeepSeek and many gateways (8 or more key characters after "sk-"); Google
+// API keys (Gemini, Vertex AI express): "AIza" and 35 more characters;
+// Groq "gsk_…" (52 alphanumerics), xAI "xai-…" and Hugging Face "hf_…"
+// tokens (20 or more key characters after the prefix).
+var keyLike = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{8,}|AIza[A-Za-z0-9_\-]{35,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{20,})`)
+
+// keyPrefixes are the beginnings keyLike looks for (a fast path).
+var keyPrefixes = []string{"sk-", "AIza", "gsk_", "xai-", "hf_"}
 
 // Redactor removes the secrets of one request. The nil Redactor removes only
 // key-shaped strings.
@@ -109,11 +116,14 @@ func (r *Redactor) String(s string) string {
 	return KeyShapes(s)
 }
 
-// KeyShapes replaces with Marker every word that starts "sk-" and goes on
-// with at least 8 key characters (letters, digits, '-' and '_').
+// KeyShapes replaces with Marker every word shaped like an API key (see
+// keyLike): "sk-" and at least 8 key characters (letters, digits, '-' and
+// '_'), a Google "AIza…" key, a Groq, xAI or Hugging Face token.
 func KeyShapes(s string) string {
-	if !strings.Contains(s, "sk-") {
-		return s
+	for _, p := range keyPrefixes {
+		if strings.Contains(s, p) {
+			return keyLike.ReplaceAllLiteralString(s, Marker)
+		}
 	}
-	return keyLike.ReplaceAllLiteralString(s, Marker)
+	return s
 }

@@ -87,3 +87,23 @@ func FuzzRedactor(f *testing.F) {
 		}
 	})
 }
+
+func TestKeyShapesOfOtherProviders(t *testing.T) {
+	t.Parallel()
+	google := "AIza" + strings.Repeat("Sy_-9", 7) // 39 characters, as Google's API keys
+	groq := "gsk_" + strings.Repeat("aB3", 17) + "x"
+	for in, want := range map[string]string{
+		"?key=" + google + "&alt=sse":            "?key=" + Marker + "&alt=sse",
+		"x-goog-api-key: " + google:              "x-goog-api-key: " + Marker,
+		"AIza" + strings.Repeat("a", 34) + " ok": "AIza" + strings.Repeat("a", 34) + " ok", // too short for a Google key
+		"AIzawesome stays":                       "AIzawesome stays",
+		"Bearer " + groq:                         "Bearer " + Marker,
+		"key xai-" + strings.Repeat("Q7", 20):    "key " + Marker,
+		"hf_" + strings.Repeat("abc1", 8):        Marker,
+		"hf_short gsk_short xai-short":           "hf_short gsk_short xai-short",
+	} {
+		if got := KeyShapes(in); got != want {
+			t.Errorf("KeyShapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

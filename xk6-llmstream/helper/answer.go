@@ -44,10 +44,23 @@ type Answer struct {
 	FinishReason    *string      `json:"finish_reason"`
 	ToolCalls       int          `json:"tool_calls"`
 	HasReasoning    bool         `json:"has_reasoning"`
-	Text            *string      `json:"text,omitempty"`           // keep_text only
-	Reasoning       *string      `json:"reasoning,omitempty"`      // keep_text only
-	TextTruncated   *bool        `json:"text_truncated,omitempty"` // keep_text only
-	Timeline        []EventTime  `json:"timeline,omitzero"`        // keep_timeline only (then never nil)
+	// Prompt caching, from the usage report (0 when not reported).
+	CachedInputTokens        int `json:"cached_input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	// The server's own timings (ollama's final chunk, llama.cpp's timings):
+	// all null when the server reported none; a duration is also null when
+	// that one was not reported (zero).
+	ServerPrefillMS    *float64    `json:"server_prefill_ms"`
+	ServerDecodeMS     *float64    `json:"server_decode_ms"`
+	ServerTotalMS      *float64    `json:"server_total_ms"`
+	ServerLoadMS       *float64    `json:"server_load_ms"`
+	ServerTPOTMS       *float64    `json:"server_tpot_ms"`
+	ServerPromptTokens *int        `json:"server_prompt_tokens"`
+	ServerOutputTokens *int        `json:"server_output_tokens"`
+	Text               *string     `json:"text,omitempty"`           // keep_text only
+	Reasoning          *string     `json:"reasoning,omitempty"`      // keep_text only
+	TextTruncated      *bool       `json:"text_truncated,omitempty"` // keep_text only
+	Timeline           []EventTime `json:"timeline,omitzero"`        // keep_timeline only (then never nil)
 }
 
 // AnswerError is the failure of a stream in an Answer, and the body of the

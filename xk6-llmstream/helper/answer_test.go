@@ -39,6 +39,15 @@ func answerOf(rec *stream.Record, o *encodeOptions) Answer {
 	if a.API == "" {
 		a.API = string(o.api)
 	}
+	a.CachedInputTokens, a.CacheCreationInputTokens = rec.CachedInputTokens, rec.CacheCreationInputTokens
+	if st := rec.ServerTimings; st != nil {
+		a.ServerPrefillMS, a.ServerDecodeMS = ms(st.Prefill, st.Prefill != 0), ms(st.Decode, st.Decode != 0)
+		a.ServerTotalMS, a.ServerLoadMS = ms(st.Total, st.Total != 0), ms(st.Load, st.Load != 0)
+		tpot, ok := st.TPOT()
+		a.ServerTPOTMS = ms(tpot, ok)
+		prompt, output := st.PromptTokens, st.OutputTokens
+		a.ServerPromptTokens, a.ServerOutputTokens = &prompt, &output
+	}
 	if rec.Err != nil {
 		a.Error = &AnswerError{Kind: string(rec.Err.Kind), Message: o.red.String(rec.Err.Message)}
 	}
@@ -87,6 +96,12 @@ func randomRecord(r *rand.Rand, text, other string) *stream.Record {
 	}
 	if r.IntN(4) > 0 {
 		rec.Start = time.Unix(0, r.Int64N(1<<62))
+	}
+	rec.CachedInputTokens, rec.CacheCreationInputTokens = r.IntN(3)*r.IntN(5000), r.IntN(2)*r.IntN(5000)
+	if r.IntN(2) == 0 {
+		zeroOr := func() time.Duration { return time.Duration(r.IntN(2)) * dur() }
+		rec.ServerTimings = &stream.ServerTimings{Prefill: zeroOr(), Decode: zeroOr(), Total: zeroOr(), Load: zeroOr(),
+			PromptTokens: r.IntN(3) * r.IntN(5000), OutputTokens: r.IntN(3) * r.IntN(5000)}
 	}
 	if r.IntN(3) == 0 {
 		rec.Err = &stream.Error{Kind: stream.ErrorKind(pick(r, "connect", "http_5xx")), Message: other + " " + text}

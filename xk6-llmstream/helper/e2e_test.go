@@ -96,12 +96,21 @@ func TestEndToEndDialects(t *testing.T) {
 			"messages": []any{map[string]any{"role": "user", "content": "Explain TTFT"}}}},
 		{"auto", "/v1/messages", map[string]any{"model": "m4", "max_tokens": 12,
 			"messages": []any{map[string]any{"role": "user", "content": "Explain TTFT"}}}},
+		{"openai-responses", "/v1/responses", map[string]any{"model": "m5", "max_output_tokens": 12,
+			"input": []any{map[string]any{"role": "user", "content": "Explain TTFT"}}}},
+		{"gemini", "/v1beta/models/m6:streamGenerateContent?alt=sse", map[string]any{"generationConfig": map[string]any{"maxOutputTokens": 12},
+			"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "Explain TTFT"}}}}}},
+		{"cohere", "/v2/chat", map[string]any{"model": "m7", "max_tokens": 12,
+			"messages": []any{map[string]any{"role": "user", "content": "Explain TTFT"}}}},
+		{"ollama", "/api/chat", map[string]any{"model": "m8", "options": map[string]any{"num_predict": 12},
+			"messages": []any{map[string]any{"role": "user", "content": "Explain TTFT"}}}},
 	} {
 		t.Run(tt.api, func(t *testing.T) {
 			t.Parallel()
 			code, a, raw := streamVia(t, h.URL(), map[string]any{
 				"url": mock + tt.path, "api": tt.api, "body": tt.body,
-				"headers":   map[string]string{"Authorization": "Bearer " + testKey, "x-api-key": testKey, "anthropic-version": "2023-06-01"},
+				"headers": map[string]string{"Authorization": "Bearer " + testKey, "x-api-key": testKey, "anthropic-version": "2023-06-01",
+					"x-goog-api-key": testKey},
 				"keep_text": true, "keep_timeline": true,
 			})
 			if code != 200 || !a.OK {
@@ -114,7 +123,11 @@ func TestEndToEndDialects(t *testing.T) {
 			if wantAPI == "auto" {
 				wantAPI = "anthropic-messages"
 			}
-			if a.API != wantAPI || a.Model != tt.body["model"] || a.Status != 200 {
+			wantModel, ok := tt.body["model"]
+			if !ok {
+				wantModel = "m6" // Gemini's model is in the path; its answer names it as modelVersion
+			}
+			if a.API != wantAPI || a.Model != wantModel || a.Status != 200 {
 				t.Errorf("api %q model %q status %d", a.API, a.Model, a.Status)
 			}
 			if a.OutputTokens != 12 || a.TokenSource != "usage" || a.TextEvents != 12 || len(a.ITLMS) != 11 {
@@ -158,6 +171,12 @@ func TestEndToEndDialects(t *testing.T) {
 			}
 			if stamped < 12 {
 				t.Errorf("%d events with the mock's write stamp, want ≥ 12", stamped)
+			}
+			// ollama reports the mock's own timings: 30 ms prefill, 11 gaps of 10 ms.
+			if (tt.api == "ollama") != (a.ServerTPOTMS != nil) {
+				t.Errorf("server_tpot_ms %v for %s", a.ServerTPOTMS, tt.api)
+			} else if a.ServerTPOTMS != nil && (*a.ServerPrefillMS != 30 || *a.ServerDecodeMS != 110 || *a.ServerOutputTokens != 12) {
+				t.Errorf("server timings: prefill %v decode %v tokens %v; want 30, 110, 12", *a.ServerPrefillMS, *a.ServerDecodeMS, *a.ServerOutputTokens)
 			}
 		})
 	}

@@ -35,6 +35,7 @@ func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	b = appendTimings(b, rec)
 	b = appendGaps(b, rec, o.itl)
 	b = appendCounts(b, rec, o)
+	b = appendServer(b, rec)
 	if o.keepText {
 		b = appendText(b, rec, o)
 	}
@@ -138,6 +139,25 @@ func appendCounts(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	b = appendIntField(b, "tool_calls", rec.ToolCalls)
 	b = append(b, `,"has_reasoning":`...)
 	return strconv.AppendBool(b, rec.HasReasoning)
+}
+
+// appendServer appends the prompt-cache counts and the server's own timings
+// (null when it reported none; a zero duration is null: not reported).
+func appendServer(b []byte, rec *stream.Record) []byte {
+	b = appendIntField(b, "cached_input_tokens", rec.CachedInputTokens)
+	b = appendIntField(b, "cache_creation_input_tokens", rec.CacheCreationInputTokens)
+	st := rec.ServerTimings
+	if st == nil {
+		return append(b, `,"server_prefill_ms":null,"server_decode_ms":null,"server_total_ms":null,"server_load_ms":null,"server_tpot_ms":null,"server_prompt_tokens":null,"server_output_tokens":null`...)
+	}
+	b = appendMSField(b, "server_prefill_ms", st.Prefill, st.Prefill != 0)
+	b = appendMSField(b, "server_decode_ms", st.Decode, st.Decode != 0)
+	b = appendMSField(b, "server_total_ms", st.Total, st.Total != 0)
+	b = appendMSField(b, "server_load_ms", st.Load, st.Load != 0)
+	tpot, ok := st.TPOT()
+	b = appendMSField(b, "server_tpot_ms", tpot, ok)
+	b = appendIntField(b, "server_prompt_tokens", st.PromptTokens)
+	return appendIntField(b, "server_output_tokens", st.OutputTokens)
 }
 
 // appendText appends text and reasoning, redacted then cut to maxText, and

@@ -164,7 +164,7 @@ func TestStreamRefusals(t *testing.T) {
 		{"missing url", `{"body":{}}`, 400, KindBadRequest, `missing "url"`},
 		{"relative url", `{"url":"/v1/chat","body":{}}`, 400, KindBadRequest, "absolute"},
 		{"ftp url", `{"url":"ftp://127.0.0.1/x","body":{}}`, 400, KindBadRequest, "http or https"},
-		{"unknown api", `{"url":"http://127.0.0.1/x","api":"gemini","body":{}}`, 400, KindBadRequest, `"gemini"`},
+		{"unknown api", `{"url":"http://127.0.0.1/x","api":"gemini-native","body":{}}`, 400, KindBadRequest, `"gemini-native"`},
 		{"missing body", `{"url":"http://127.0.0.1/x"}`, 400, KindBadRequest, `missing "body"`},
 		{"null body", `{"url":"http://127.0.0.1/x","body":null}`, 400, KindBadRequest, `missing "body"`},
 		{"string body", `{"url":"http://127.0.0.1/x","body":"hi"}`, 400, KindBadRequest, "JSON object"},

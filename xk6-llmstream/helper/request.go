@@ -20,8 +20,9 @@ import (
 type StreamRequest struct {
 	// URL is the full upstream endpoint (http or https).
 	URL string `json:"url"`
-	// API is the dialect: openai-chat, openai-completions, anthropic-messages or
-	// auto. Empty means auto.
+	// API is the dialect: one of stream.Dialects() (openai-chat,
+	// openai-completions, anthropic-messages, openai-responses, gemini, cohere,
+	// ollama, auto). Empty means auto.
 	API string `json:"api,omitempty"`
 	// Headers are sent upstream as given (API keys included); they are never
 	// logged or echoed.
@@ -94,14 +95,9 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, badRequest(`"url" %s is not an absolute http or https URL`, quoteURL(sr.URL))
 	}
-	var d stream.Dialect
-	switch stream.Dialect(sr.API) {
-	case "", stream.DialectAuto:
-		d = stream.DialectAuto
-	case stream.OpenAIChat, stream.OpenAICompletions, stream.AnthropicMessages:
-		d = stream.Dialect(sr.API)
-	default:
-		return nil, badRequest(`unknown "api" %q: want openai-chat, openai-completions, anthropic-messages or auto`, sr.API)
+	d, ok := stream.ParseDialect(sr.API)
+	if !ok {
+		return nil, badRequest(`unknown "api" %q: want one of %s`, sr.API, dialectNames())
 	}
 	body := bytes.TrimSpace(sr.Body)
 	if len(body) == 0 || string(body) == "null" {
@@ -149,6 +145,15 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	}
 	p.redactor = redact.New(h, u)
 	return p, nil
+}
+
+// dialectNames lists the accepted "api" values for a refusal.
+func dialectNames() string {
+	var names []string
+	for _, d := range stream.Dialects() {
+		names = append(names, string(d))
+	}
+	return strings.Join(names, ", ")
 }
 
 // msOption turns an optional millisecond count into a Duration (def when absent).

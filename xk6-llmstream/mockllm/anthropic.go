@@ -21,11 +21,12 @@ func (messagesEncoder) finishReason(length bool) string {
 }
 
 // event appends `event: name` and opens its data line.
-func (messagesEncoder) event(b []byte, name string) []byte {
-	b = append(b, "event: "...)
-	b = append(b, name...)
-	b = append(b, "\ndata: "...)
-	return b
+func (messagesEncoder) event(b []byte, name string) []byte { return appendSSEEvent(b, name) }
+
+// appendAnthropicCache appends the cache counts of an Anthropic usage object.
+func appendAnthropicCache(b []byte, g *gen) []byte {
+	b = append(b, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":`...)
+	return appendInt(b, g.cached)
 }
 
 func (e messagesEncoder) blockStart(g *gen, index int, thinking bool) {
@@ -76,7 +77,8 @@ func (e messagesEncoder) preamble(g *gen) {
 	b = appendJSONString(b, g.model)
 	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
 	b = appendInt(b, g.input)
-	b = append(b, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}`...)
+	b = appendAnthropicCache(b, g)
+	b = append(b, `,"output_tokens":1}}`...)
 	g.buf = g.stamp(b, "message_start", 0)
 	e.blockStart(g, 0, g.reasoning > 0)
 	b = e.event(g.buf, "ping")
@@ -161,7 +163,8 @@ func (e messagesEncoder) whole(g *gen, b []byte) []byte {
 	b = append(b, e.finishReason(g.length)...)
 	b = append(b, `","stop_sequence":null,"usage":{"input_tokens":`...)
 	b = appendInt(b, g.input)
-	b = append(b, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":`...)
+	b = appendAnthropicCache(b, g)
+	b = append(b, `,"output_tokens":`...)
 	b = appendInt(b, g.total)
 	b = append(b, "}}"...)
 	return g.stampJSON(b)

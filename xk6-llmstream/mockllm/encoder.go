@@ -33,6 +33,17 @@ var encoders = map[dialect]encoder{
 	openAIChat:        chatEncoder{},
 	openAICompletions: completionsEncoder{},
 	anthropicMessages: messagesEncoder{},
+	openAIResponses:   responsesEncoder{},
+	gemini:            geminiEncoder{},
+	cohere:            cohereEncoder{},
+	ollama:            ollamaEncoder{},
+}
+
+// appendSSEEvent appends `event: name` and opens the event's data line.
+func appendSSEEvent(b []byte, name string) []byte {
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	return append(b, "\ndata: "...)
 }
 
 // appendJSONString appends s as a JSON string.
@@ -112,7 +123,9 @@ func appendOpenAIUsage(b []byte, g *gen, details bool) []byte {
 	b = append(b, `,"total_tokens":`...)
 	b = appendInt(b, g.input+g.total)
 	if details {
-		b = append(b, `,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":`...)
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = appendInt(b, g.cached)
+		b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
 		b = appendInt(b, g.reasoning)
 		b = append(b, '}')
 	}

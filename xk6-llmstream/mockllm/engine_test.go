@@ -20,9 +20,7 @@ func TestGroundTruthFieldMatchesTheEngine(t *testing.T) {
 		t.Fatalf("mockllm stamps %q, the engine reads %q", GroundTruthField, stream.GroundTruthField)
 	}
 	for d := range encoders {
-		switch stream.Dialect(d) {
-		case stream.OpenAIChat, stream.OpenAICompletions, stream.AnthropicMessages:
-		default:
+		if got, ok := stream.ParseDialect(string(d)); !ok || got == stream.DialectAuto {
 			t.Errorf("dialect %q is not one of the engine's", d)
 		}
 	}

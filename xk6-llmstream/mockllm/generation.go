@@ -38,6 +38,12 @@ type gen struct {
 	prefill   time.Duration
 	decode    *rand.Rand
 
+	// cached is how many of the prompt tokens were served from the prefix
+	// cache; reported as cached tokens in each dialect's usage when > 0.
+	// Another engineer sets it from the prefix cache being built in
+	// parallel; until then it stays 0.
+	cached int
+
 	// The schedule.
 	arrival time.Time
 	slotAt  time.Time
@@ -68,6 +74,8 @@ type encState struct {
 	blockOpen   bool   // Anthropic: a content block is open
 	block       int    // Anthropic: index of the open block
 	inReasoning bool   // a reasoning phase is open
+	end         string // what closes a stamped event; "" is "}\n\n" (SSE)
+	n           int    // events written (Responses sequence_number)
 }
 
 // generation returns the handler of a generation endpoint.
@@ -180,7 +188,7 @@ func (g *gen) admit(r *http.Request) (*genRequest, bool) {
 		writeError(w, d, status, "invalid_request", "reading request body: "+err.Error())
 		return nil, false
 	}
-	req, err := parseRequest(d, body)
+	req, err := parseDialectRequest(d, r, body)
 	if err != nil {
 		s.counters.badRequests.Add(1)
 		g.reject(http.StatusBadRequest, err.Error())
@@ -220,7 +228,7 @@ func (g *gen) openStream(ctx context.Context, cancel context.CancelFunc, waiter 
 	s, w := g.s, g.w
 	g.rc = http.NewResponseController(w)
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Content-Type", streamContentType(g.d))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
@@ -484,7 +492,11 @@ func (g *gen) stamp(b []byte, kind string, tokens int) []byte {
 	ns := now.UnixNano()
 	b = append(b, `,"`+GroundTruthField+`":`...)
 	b = strconv.AppendInt(b, ns, 10)
-	b = append(b, "}\n\n"...)
+	if g.st.end != "" {
+		b = append(b, g.st.end...)
+	} else {
+		b = append(b, "}\n\n"...)
+	}
 	g.account(now, ns, kind, tokens)
 	return b
 }

@@ -34,6 +34,10 @@ type genRequest struct {
 	// EchoWords are the words of the last message (chat, messages) or of the
 	// prompt (completions), for echo mode.
 	EchoWords []string
+
+	// GeminiArray: a Gemini streamGenerateContent without alt=sse, which
+	// Google answers with a JSON array rather than server-sent events.
+	GeminiArray bool
 }
 
 // wireRequest is the union of the request fields of the three APIs that the
@@ -67,30 +71,17 @@ type wireMessage struct {
 // parseRequest decodes a request body of dialect d. Its errors name the field
 // at fault and become 400 answers.
 func parseRequest(d dialect, body []byte) (*genRequest, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return nil, errors.New("request body is empty; want a JSON object")
-	}
-	if body[0] != '{' {
-		return nil, errors.New("request body is not a JSON object")
-	}
 	var w wireRequest
-	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, fmt.Errorf("request body: %w", err)
+	if err := decodeBody(body, &w); err != nil {
+		return nil, err
 	}
 	req := &genRequest{Model: w.Model, Stream: w.Stream, IgnoreEOS: w.IgnoreEOS}
 	for _, mt := range []struct {
 		name string
 		v    *int
 	}{{"max_tokens", w.MaxTokens}, {"max_completion_tokens", w.MaxCompletionTokens}} {
-		if mt.v == nil {
-			continue
-		}
-		if *mt.v < 0 {
-			return nil, fmt.Errorf("%s: %d is negative", mt.name, *mt.v)
-		}
-		if *mt.v > 0 {
-			req.MaxTokens = *mt.v
+		if err := setMaxTokens(req, mt.name, mt.v); err != nil {
+			return nil, err
 		}
 	}
 	if w.StreamOptions != nil {

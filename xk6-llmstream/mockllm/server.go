@@ -69,6 +69,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("POST /v1/chat/completions", s.generation(openAIChat))
 	s.mux.HandleFunc("POST /v1/completions", s.generation(openAICompletions))
 	s.mux.HandleFunc("POST /v1/messages", s.generation(anthropicMessages))
+	s.handleDialects()
 	s.mux.HandleFunc("GET /v1/models", s.tracked(s.authorized(s.serveModels)))
 	s.mux.HandleFunc("GET /healthz", s.serveHealth)
 	s.mux.HandleFunc("/", s.serveNotFound)
@@ -187,8 +188,10 @@ func (s *Server) keyOK(r *http.Request) bool {
 		return true
 	}
 	want := []byte(s.cfg.APIKey)
-	if k := r.Header.Get("x-api-key"); k != "" && subtle.ConstantTimeCompare([]byte(k), want) == 1 {
-		return true
+	for _, k := range []string{r.Header.Get("x-api-key"), r.Header.Get("x-goog-api-key"), googleQueryKey(r)} {
+		if k != "" && subtle.ConstantTimeCompare([]byte(k), want) == 1 {
+			return true
+		}
 	}
 	auth := r.Header.Get("Authorization")
 	const bearer = "Bearer "
@@ -217,6 +220,9 @@ var allowed = map[string]string{
 	"/v1/chat/completions": http.MethodPost,
 	"/v1/completions":      http.MethodPost,
 	"/v1/messages":         http.MethodPost,
+	"/v1/responses":        http.MethodPost,
+	"/v2/chat":             http.MethodPost,
+	"/api/chat":            http.MethodPost,
 	"/v1/models":           http.MethodGet,
 	"/healthz":             http.MethodGet,
 }
@@ -229,7 +235,7 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, dialectOf(r), http.StatusNotFound, "not_found",
-		fmt.Sprintf("no endpoint %s %s (the mock serves POST /v1/chat/completions, POST /v1/completions, POST /v1/messages, GET /v1/models, GET /healthz)", r.Method, r.URL.Path))
+		fmt.Sprintf("no endpoint %s %s (the mock serves POST /v1/chat/completions, POST /v1/completions, POST /v1/messages, POST /v1/responses, POST /v1beta/models/{model}:streamGenerateContent, POST /v1beta/models/{model}:generateContent, POST /v2/chat, POST /api/chat, GET /v1/models, GET /healthz)", r.Method, r.URL.Path))
 }
 
 // serveModels lists the configured models, in the OpenAI shape, or the
@@ -287,6 +293,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeError answers status with an error body in the dialect's shape.
 func writeError(w http.ResponseWriter, d dialect, status int, code, msg string) {
+	if writeDialectError(w, d, status, msg) {
+		return
+	}
 	if d == anthropicMessages {
 		typ := "api_error"
 		switch status {
@@ -322,7 +331,7 @@ func writeError(w http.ResponseWriter, d dialect, status int, code, msg string) 
 // writeUnauthorized answers 401 without ever quoting the key received.
 func writeUnauthorized(w http.ResponseWriter, d dialect) {
 	writeError(w, d, http.StatusUnauthorized, "invalid_api_key",
-		"missing or incorrect API key: send it as \"Authorization: Bearer KEY\" or \"x-api-key: KEY\"")
+		"missing or incorrect API key: send it as \"Authorization: Bearer KEY\", \"x-api-key: KEY\" or \"x-goog-api-key: KEY\"")
 }
 
 // writeTooMany answers 429 with Retry-After.

@@ -1,0 +1,253 @@
+package mockllm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// The dialects added after the first three (issue 12): each has its encoder
+// file (encoder_responses.go, encoder_gemini.go, encoder_cohere.go,
+// encoder_ollama.go) and its request shape here.
+const (
+	openAIResponses dialect = "openai-responses"
+	gemini          dialect = "gemini"
+	cohere          dialect = "cohere"
+	ollama          dialect = "ollama"
+)
+
+// handleDialects registers the endpoints of the newer dialects. Gemini's
+// model and method share the last path segment ({model}:streamGenerateContent),
+// which parseGemini splits.
+func (s *Server) handleDialects() {
+	s.mux.HandleFunc("POST /v1/responses", s.generation(openAIResponses))
+	s.mux.HandleFunc("POST /v1beta/models/{call}", s.generation(gemini))
+	s.mux.HandleFunc("POST /v2/chat", s.generation(cohere))
+	s.mux.HandleFunc("POST /api/chat", s.generation(ollama))
+}
+
+// streamContentType is the Content-Type of a streamed answer: NDJSON for
+// ollama, server-sent events for the others.
+func streamContentType(d dialect) string {
+	if d == ollama {
+		return "application/x-ndjson"
+	}
+	return "text/event-stream; charset=utf-8"
+}
+
+// googleQueryKey is the ?key= API key Google's clients may send.
+func googleQueryKey(r *http.Request) string {
+	if !strings.Contains(r.URL.RawQuery, "key=") {
+		return ""
+	}
+	return r.URL.Query().Get("key")
+}
+
+// decodeBody decodes a request body that must be a JSON object into v.
+func decodeBody(body []byte, v any) error {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return errors.New("request body is empty; want a JSON object")
+	}
+	if body[0] != '{' {
+		return errors.New("request body is not a JSON object")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	return nil
+}
+
+// setMaxTokens applies an optional output-token limit named name: negative
+// is an error; 0 (and, for ollama's num_predict, -1 and -2: no limit) leaves
+// it unset.
+func setMaxTokens(req *genRequest, name string, v *int) error {
+	if v == nil {
+		return nil
+	}
+	if *v < 0 {
+		return fmt.Errorf("%s: %d is negative", name, *v)
+	}
+	if *v > 0 {
+		req.MaxTokens = *v
+	}
+	return nil
+}
+
+// parseDialectRequest decodes a request body of dialect d (and, for Gemini,
+// its path and query).
+func parseDialectRequest(d dialect, r *http.Request, body []byte) (*genRequest, error) {
+	switch d {
+	case openAIResponses:
+		return parseResponses(body)
+	case gemini:
+		return parseGemini(r, body)
+	case ollama:
+		return parseOllama(body)
+	}
+	return parseRequest(d, body) // cohere v2 chat has the chat shape
+}
+
+// addWords counts a content's words as input and keeps them for echo mode.
+func addWords(req *genRequest, what string, raw json.RawMessage) error {
+	words, err := contentWords(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	req.InputTokens += len(words)
+	if len(words) > 0 {
+		req.EchoWords = words
+	}
+	return nil
+}
+
+// parseResponses reads an OpenAI Responses request: input (a string or a list
+// of message items), instructions, max_output_tokens, stream.
+func parseResponses(body []byte) (*genRequest, error) {
+	var w struct {
+		Model           string          `json:"model"`
+		Stream          bool            `json:"stream"`
+		MaxOutputTokens *int            `json:"max_output_tokens"`
+		Instructions    json.RawMessage `json:"instructions"`
+		Input           json.RawMessage `json:"input"`
+	}
+	if err := decodeBody(body, &w); err != nil {
+		return nil, err
+	}
+	req := &genRequest{Model: w.Model, Stream: w.Stream}
+	if err := setMaxTokens(req, "max_output_tokens", w.MaxOutputTokens); err != nil {
+		return nil, err
+	}
+	if err := addWords(req, "instructions", w.Instructions); err != nil {
+		return nil, err
+	}
+	in := bytes.TrimSpace(w.Input)
+	if len(in) == 0 || in[0] != '[' {
+		return req, addWords(req, "input", in)
+	}
+	var items []wireMessage
+	if err := json.Unmarshal(in, &items); err != nil {
+		return nil, fmt.Errorf("input: want a string or a list of items: %w", err)
+	}
+	for i, it := range items {
+		if err := addWords(req, fmt.Sprintf("input[%d].content", i), it.Content); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// geminiContent is a Gemini Content: a role and parts with text.
+type geminiContent struct {
+	Role  string          `json:"role"`
+	Parts json.RawMessage `json:"parts"`
+}
+
+// parseGemini reads a Gemini generateContent request: the model and the
+// method from the path, contents, systemInstruction and generationConfig.
+func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
+	model, method, ok := strings.Cut(r.PathValue("call"), ":")
+	if !ok || (method != "streamGenerateContent" && method != "generateContent") {
+		return nil, fmt.Errorf("path %s: want /v1beta/models/{model}:streamGenerateContent or :generateContent", r.URL.Path)
+	}
+	var w struct {
+		Contents          []geminiContent `json:"contents"`
+		SystemInstruction *geminiContent  `json:"systemInstruction"`
+		GenerationConfig  struct {
+			MaxOutputTokens *int `json:"maxOutputTokens"`
+			ThinkingConfig  struct {
+				ThinkingBudget int `json:"thinkingBudget"`
+			} `json:"thinkingConfig"`
+		} `json:"generationConfig"`
+	}
+	if err := decodeBody(body, &w); err != nil {
+		return nil, err
+	}
+	stream := method == "streamGenerateContent"
+	sse := r.URL.Query().Get("alt") == "sse"
+	req := &genRequest{Model: model, Stream: stream && sse, GeminiArray: stream && !sse}
+	if err := setMaxTokens(req, "generationConfig.maxOutputTokens", w.GenerationConfig.MaxOutputTokens); err != nil {
+		return nil, err
+	}
+	req.ThinkingBudget = max(w.GenerationConfig.ThinkingConfig.ThinkingBudget, 0)
+	if w.SystemInstruction != nil {
+		if err := addWords(req, "systemInstruction.parts", w.SystemInstruction.Parts); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range w.Contents {
+		if err := addWords(req, fmt.Sprintf("contents[%d].parts", i), c.Parts); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// parseOllama reads an ollama /api/chat request: messages, options.num_predict
+// and stream, which is true when absent.
+func parseOllama(body []byte) (*genRequest, error) {
+	var w struct {
+		Model    string        `json:"model"`
+		Stream   *bool         `json:"stream"`
+		Messages []wireMessage `json:"messages"`
+		Options  struct {
+			NumPredict *int `json:"num_predict"`
+		} `json:"options"`
+	}
+	if err := decodeBody(body, &w); err != nil {
+		return nil, err
+	}
+	req := &genRequest{Model: w.Model, Stream: w.Stream == nil || *w.Stream}
+	if n := w.Options.NumPredict; n != nil && *n >= -2 && *n < 0 {
+		n = nil // -1: no limit, -2: fill the context
+	} else if err := setMaxTokens(req, "options.num_predict", n); err != nil {
+		return nil, err
+	}
+	for i, m := range w.Messages {
+		if err := addWords(req, fmt.Sprintf("messages[%d].content", i), m.Content); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// writeDialectError answers status with an error body in the shape of Gemini,
+// Cohere or ollama, and reports false for the other dialects (whose shapes
+// writeError writes).
+func writeDialectError(w http.ResponseWriter, d dialect, status int, msg string) bool {
+	switch d {
+	case gemini:
+		writeJSON(w, status, map[string]any{
+			"error": map[string]any{"code": status, "message": msg, "status": googleStatus(status)},
+		})
+	case cohere:
+		writeJSON(w, status, map[string]any{"id": "mock-error", "message": msg})
+	case ollama:
+		writeJSON(w, status, map[string]any{"error": msg})
+	default:
+		return false
+	}
+	return true
+}
+
+// googleStatus is the google.rpc.Code name Google's APIs give an HTTP status.
+func googleStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "INVALID_ARGUMENT"
+	case http.StatusUnauthorized:
+		return "UNAUTHENTICATED"
+	case http.StatusForbidden:
+		return "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	case http.StatusServiceUnavailable:
+		return "UNAVAILABLE"
+	}
+	return "INTERNAL"
+}
