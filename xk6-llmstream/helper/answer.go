@@ -44,6 +44,8 @@ type Answer struct {
 	FinishReason    *string      `json:"finish_reason"`
 	ToolCalls       int          `json:"tool_calls"`
 	HasReasoning    bool         `json:"has_reasoning"`
+	ClientLagMS     *float64     `json:"client_lag_ms"` // null when the canary never ran
+	ITLZeroGaps     int          `json:"itl_zero_gaps"`
 	Text            *string      `json:"text,omitempty"`           // keep_text only
 	Reasoning       *string      `json:"reasoning,omitempty"`      // keep_text only
 	TextTruncated   *bool        `json:"text_truncated,omitempty"` // keep_text only
