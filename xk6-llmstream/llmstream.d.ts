@@ -203,6 +203,8 @@ export const METRICS: {
   readonly inputTokens: 'llm_input_tokens';
   readonly requestsFailed: 'llm_requests_failed';
   readonly sloMet: 'llm_slo_met';
+  readonly clientLag: 'llm_client_lag';
+  readonly itlZeroGaps: 'llm_itl_zero_gaps';
 };
 /** 'helper': the error kind of a request the helper refused or did not answer. */
 export const HELPER_ERROR_KIND: 'helper';

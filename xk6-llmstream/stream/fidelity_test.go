@@ -47,7 +47,7 @@ func TestDecodeFidelity(t *testing.T) {
 		{name: "an unfinished event other than [DONE] stays discarded",
 			in: role + tok("a") + `data: {"choices":[{"index":0,"delta":{"content":"b"}}]}`, kind: KindResetMidstream},
 		{name: "content filter without text is complete",
-			in: role + `data: {"choices":[{"index":0,"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" + "data: [DONE]\n\n",
+			in:     role + `data: {"choices":[{"index":0,"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" + "data: [DONE]\n\n",
 			finish: "content_filter",
 			check: func(t *testing.T, r *Record) {
 				if r.HasTTFT || r.TextEvents != 0 {
