@@ -77,6 +77,9 @@ func NewHandler(opts ...Option) *Handler {
 		bufs: sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }},
 	}
 	h.canary = newCanary(func() bool { return h.active.Load() > 0 })
+	if h.cfg.clockNow != nil && h.cfg.clockSleep != nil {
+		h.canary.now, h.canary.sleep = h.cfg.clockNow, h.cfg.clockSleep
+	}
 	h.stopCtx, h.stopStreams = context.WithCancel(context.Background())
 	return h
 }
