@@ -32,11 +32,14 @@ const testKey = "sk-test-DO-NOT-LEAK-1234"
 var expect = map[string]struct {
 	// tag → values that must all appear on llm_ttft samples
 	tags map[string][]string
+	// warmups is how many warm-up requests the script can make in all (one per
+	// VU of a Client with warmup: 1): they add no llm_* samples (docs/module.md).
+	warmups int
 }{
 	"smoke.js":             {tags: map[string][]string{"scenario": {"smoke"}}},
 	"ramping-vus.js":       {tags: map[string][]string{"scenario": {"ramp"}}},
 	"arrival-rate.js":      {tags: map[string][]string{"scenario": {"constant", "ramping"}}},
-	"concurrency-sweep.js": {tags: map[string][]string{"concurrency": {"1", "4", "8"}, "scenario": {"c1", "c4", "c8"}}},
+	"concurrency-sweep.js": {tags: map[string][]string{"concurrency": {"1", "4", "8"}, "scenario": {"c1", "c4", "c8"}}, warmups: 8},
 	"compare-models.js":    {tags: map[string][]string{"model": {"model-a", "model-b"}}},
 	"ci-gate.js":           {tags: map[string][]string{"scenario": {"gate"}, "model": {"mock"}}},
 	"capacity.js":          {tags: map[string][]string{"scenario": {"capacity"}}},
@@ -161,10 +164,38 @@ func checkPoints(t *testing.T, script string, pts []point) {
 	for k, vals := range expect[script].tags {
 		for _, v := range vals {
 			if !tagValues[k][v] {
-				t.Errorf("%s: no llm_ttft sample tagged %s=%s (seen %v)", script, k, v, tagValues[k])
+				missingTagValue(t, script, pts, k, v)
 			}
 		}
 	}
+}
+
+// missingTagValue explains a tag value without llm_ttft samples. The module's
+// documented rule is that every request after a Client's warm-up adds llm_*
+// samples, and that warm-up requests add none; on a slow machine a short level
+// may hold nothing but warm-ups. That is correct only when no request tagged
+// k=v added an llm_requests_failed sample and the level's hop requests could
+// all have been warm-ups; anything else is the defect the check is for.
+func missingTagValue(t *testing.T, script string, pts []point, k, v string) {
+	t.Helper()
+	hops, recorded := 0, 0
+	for _, p := range pts {
+		if p.tags[k] != v {
+			continue
+		}
+		switch {
+		case p.metric == "http_reqs" && p.tags["name"] == "llmstream-helper":
+			hops++
+		case p.metric == "llm_requests_failed":
+			recorded++
+		}
+	}
+	if recorded > 0 || hops > expect[script].warmups || hops == 0 {
+		t.Errorf("%s: no llm_ttft sample tagged %s=%s, but %d request(s) to the helper and %d llm_requests_failed sample(s) carry it (at most %d warm-ups)",
+			script, k, v, hops, recorded, expect[script].warmups)
+		return
+	}
+	t.Logf("%s: %s=%s made only %d warm-up request(s) on this machine: no samples, as documented", script, k, v, hops)
 }
 
 // TestScriptsUnderK6Sim runs every script for a few iterations per scenario

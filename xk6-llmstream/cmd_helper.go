@@ -54,6 +54,7 @@ type helperFlags struct {
 	maxText     byteSize
 	maxLine     byteSize
 	verbose     bool
+	grace       time.Duration
 }
 
 func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
@@ -72,6 +73,7 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&f.maxBody, "max-body", "largest request `size` accepted on POST /v1/stream (e.g. 4MiB)")
 	fs.Var(&f.maxText, "max-text", "largest text (and reasoning) `size` returned with keep_text")
 	fs.Var(&f.maxLine, "max-line", "longest upstream SSE line `size` (0: the engine's default)")
+	fs.DurationVar(&f.grace, "grace", helperShutdownGrace, "after SIGINT/SIGTERM, how long running streams may finish before they are canceled (and answered as canceled)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, helperUsage)
@@ -109,6 +111,9 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	allow, err := helper.ParseAllowList(f.allow...)
 	if err != nil {
 		return usagef("--allow: %v", err)
+	}
+	if f.grace < 0 {
+		return usagef("--grace must not be negative (got %v)", f.grace)
 	}
 	if f.timeout <= 0 || f.idleTimeout <= 0 {
 		return usagef("--timeout and --idle-timeout must be positive (got %v and %v)", f.timeout, f.idleTimeout)
@@ -149,7 +154,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case <-srv.Done():
 	}
 	serveErr := srv.ServeErr()
-	graceCtx, cancel := context.WithTimeout(context.Background(), helperShutdownGrace)
+	graceCtx, cancel := context.WithTimeout(context.Background(), f.grace)
 	defer cancel()
 	shutErr := srv.Shutdown(graceCtx)
 	st := srv.Handler().Stats()

@@ -195,14 +195,16 @@ func (m *mockFlags) applyModel(mc *mockllm.ModelConfig, set map[string]bool) {
 		"fault-error-event":  func() { mc.Faults.ErrorEvent = m.fErr },
 		"fault-not-streamed": func() { mc.Faults.NotStreamed = m.fNotStr },
 		"output-tokens": func() {
+			// A negative count is kept so that validation refuses it with the
+			// profile's own message (output_tokens.value: -1 is negative).
 			mc.OutputTokens = mockllm.Count{}
-			if m.outputTokens > 0 {
+			if m.outputTokens != 0 {
 				mc.OutputTokens = mockllm.FixedCount(m.outputTokens)
 			}
 		},
 		"reasoning-tokens": func() {
 			mc.ReasoningTokens = mockllm.Count{}
-			if m.reasoningTokens > 0 {
+			if m.reasoningTokens != 0 {
 				mc.ReasoningTokens = mockllm.FixedCount(m.reasoningTokens)
 			}
 		},

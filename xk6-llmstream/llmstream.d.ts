@@ -234,6 +234,8 @@ export const METRICS: {
   readonly serverPrefill: 'llm_server_prefill';
   readonly serverTPOT: 'llm_server_tpot';
   readonly cachedInputTokens: 'llm_cached_input_tokens';
+  readonly clientLag: 'llm_client_lag';
+  readonly itlZeroGaps: 'llm_itl_zero_gaps';
 };
 /** 'helper': the error kind of a request the helper refused or did not answer. */
 export const HELPER_ERROR_KIND: 'helper';

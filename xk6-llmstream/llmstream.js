@@ -50,6 +50,8 @@ export const METRICS = Object.freeze({
   serverPrefill: 'llm_server_prefill',
   serverTPOT: 'llm_server_tpot',
   cachedInputTokens: 'llm_cached_input_tokens',
+  clientLag: 'llm_client_lag',
+  itlZeroGaps: 'llm_itl_zero_gaps',
 });
 
 /** The error kind of a request the helper refused or did not answer. */
@@ -78,6 +80,8 @@ const mFailed = new Rate(METRICS.requestsFailed);
 const mServerPrefill = new Trend(METRICS.serverPrefill, true);
 const mServerTPOT = new Trend(METRICS.serverTPOT, true);
 const mCachedInputTokens = new Counter(METRICS.cachedInputTokens);
+const mClientLag = new Trend(METRICS.clientLag, true);
+const mZeroGaps = new Rate(METRICS.itlZeroGaps);
 let mSLO = null; // created by the first Client that has an slo (in the init context)
 
 let requestSeq = 0; // per VU: every runtime loads its own copy of this module
@@ -367,6 +371,8 @@ export class Client {
       mInputTokens.add(r.inputTokens, tags);
       recordServer(r, tags);
       mFailed.add(r.ok ? 0 : 1, tags);
+      const lag = msOrNull(r.raw, 'client_lag_ms');
+      if (lag !== null) mClientLag.add(lag, tags);
       if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
     } finally {
       if (meta !== null) {
@@ -398,6 +404,7 @@ export class Client {
           this._itlAcc -= 1;
         }
         mITL.add(v, tags);
+        mZeroGaps.add(gap === 0 ? 1 : 0, tags);
       }
     }
   }
@@ -601,6 +608,11 @@ function readHelperAnswer(res) {
   }
   const status = res.status;
   if (status !== 200) {
+    // A failed LLM request is answered with its record and a status that
+    // reflects the failure (so http_req_failed follows llm_requests_failed);
+    // a record has a boolean "ok", a refusal by the helper has none.
+    const record = parseRecord(res.body);
+    if (record !== null) return fromRecord(record);
     if (!status) {
       return hopFailure(`the helper did not answer: ${res.error || 'no response'}` +
         (res.error_code ? ` (k6 error code ${res.error_code})` : '') +
@@ -628,6 +640,21 @@ function readHelperAnswer(res) {
   if (raw === null || typeof raw !== 'object' || typeof raw.ok !== 'boolean') {
     return hopFailure(`helper answered 200 without a record (no boolean "ok"): ${truncate(String(res.body), 200)}`);
   }
+  return fromRecord(raw);
+}
+
+// parseRecord returns the helper's record in body, or null when body is not one.
+function parseRecord(body) {
+  if (typeof body !== 'string' || body === '') return null;
+  try {
+    const raw = JSON.parse(body);
+    return raw !== null && typeof raw === 'object' && typeof raw.ok === 'boolean' ? raw : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+function fromRecord(raw) {
   let error = null;
   if (raw.error !== null && raw.error !== undefined) {
     error = {

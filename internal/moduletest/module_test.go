@@ -127,6 +127,7 @@ export default function () {
 	wantVals := map[string][]float64{
 		"llm_ttft": {20.25}, "llm_tpot": {8.125}, "llm_e2e": {52.75}, "llm_itl": {8, 8.5, 7.75, 8.25},
 		"llm_output_tokens": {5}, "llm_input_tokens": {12}, "llm_requests_failed": {0},
+		"llm_itl_zero_gaps": {0, 0, 0, 0},
 	}
 	if !reflect.DeepEqual(sortedKeys(got), sortedKeys(wantVals)) {
 		t.Errorf("metrics with samples = %v, want %v", sortedKeys(got), sortedKeys(wantVals))
@@ -777,5 +778,58 @@ export default function () {
 	}
 	if float64(tagged) != failed || failed == 0 {
 		t.Errorf("%v failures counted, %d tagged http_429", failed, tagged)
+	}
+}
+
+// TestHopStatusFollowsLLMFailures: the helper answers a failed LLM request with
+// a non-2xx status and the record (issue 11, item 8). The module must read that
+// record (the LLM's kind, not "helper"), so k6's http_req_failed follows
+// llm_requests_failed, while a refusal by the helper stays kind "helper".
+func TestHopStatusFollowsLLMFailures(t *testing.T) {
+	t.Parallel()
+	reset := with(failedRecord("reset_midstream", 200), "itl_ms", []float64{0, 9, 0})
+	h := newFakeHelper(t, map[string]answer{
+		"ok":      {status: 200, body: recordJSON(with(okRecord(), "client_lag_ms", 0.25))},
+		"429":     {status: 429, body: recordJSON(failedRecord("http_429", 429))},
+		"timeout": {status: 504, body: recordJSON(failedRecord("timeout", 0))},
+		"reset":   {status: 502, body: recordJSON(reset)},
+		"loop":    {status: 508, body: `{"error":{"kind":"helper_loop","message":"the request came from a helper"}}`},
+	})
+	path := script(t, `
+const llm = new Client({ baseURL: 'http://h:1', model: 'req-model' });
+export default function () {
+  for (const p of ['ok', '429', 'timeout', 'reset', 'loop']) {
+    const r = llm.chat(p);
+    r.tag = p;
+    emit(r);
+  }
+}
+`)
+	res := run(t, path, env(h), k6sim.Config{}, false)
+	want := map[string]string{"ok": "", "429": "http_429", "timeout": "timeout", "reset": "reset_midstream", "loop": "helper"}
+	for _, r := range results(t, res) {
+		if r.ErrorKind != want[r.Tag] {
+			t.Errorf("%s: error kind %q, want %q (%+v)", r.Tag, r.ErrorKind, want[r.Tag], r.Error)
+		}
+	}
+	sum := func(metric string) (n float64) {
+		for _, s := range res.Of(metric) {
+			n += s.Value
+		}
+		return n
+	}
+	if hop, llm := sum("http_req_failed"), sum("llm_requests_failed"); hop != 4 || llm != 4 {
+		t.Errorf("http_req_failed %v, llm_requests_failed %v: want both 4", hop, llm)
+	}
+	var zero, gaps float64
+	for _, s := range res.Of("llm_itl_zero_gaps") {
+		gaps++
+		zero += s.Value
+	}
+	if okGaps := float64(len(okRecord()["itl_ms"].([]float64))); gaps != okGaps+3 || zero != 2 {
+		t.Errorf("llm_itl_zero_gaps: %v samples, %v of them 1; want %v and 2", gaps, zero, okGaps+3)
+	}
+	if n := len(res.Of("llm_client_lag")); n != 1 {
+		t.Errorf("%d llm_client_lag samples, want 1 (the records that carry client_lag_ms)", n)
 	}
 }

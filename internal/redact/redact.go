@@ -5,6 +5,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -52,8 +53,11 @@ type Redactor struct {
 
 // New collects the secrets of a request: every value of its headers except
 // the harmless ones, and each word of such a value and what follows its first
-// space (the key after "Bearer"); the URL's user info, user name and password;
-// and the values of its query. u may be nil.
+// space (the key after "Bearer"); the URL's user info, user name and password
+// (and the base64 "user:password" of the Basic credentials made from them);
+// and the values of its query, decoded and as written in the URL. Each secret
+// is also removed in its percent-encoded forms (query and path escaping, so
+// "+" and "%2B" forms alike). u may be nil.
 func New(h http.Header, u *url.URL) *Redactor {
 	r := &Redactor{}
 	for name, values := range h {
@@ -71,25 +75,52 @@ func New(h http.Header, u *url.URL) *Redactor {
 		}
 	}
 	if u != nil {
-		if u.User != nil {
-			r.add(u.User.String())
-			r.add(u.User.Username())
-			if p, ok := u.User.Password(); ok {
-				r.add(p)
-			}
-		}
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				r.add(v)
-			}
-		}
+		r.addURL(u)
 	}
 	sort.SliceStable(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
 	return r
 }
 
+// addURL collects the secrets of a URL: its user info and query values.
+func (r *Redactor) addURL(u *url.URL) {
+	if u.User != nil {
+		r.add(u.User.String())
+		r.add(u.User.Username())
+		if p, ok := u.User.Password(); ok {
+			r.add(p)
+			r.add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p)))
+		}
+	}
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			r.add(v)
+		}
+	}
+	// As written: "a%2bb" stays "a%2bb" in messages that quote the URL.
+	for _, kv := range strings.FieldsFunc(u.RawQuery, func(c rune) bool { return c == '&' || c == ';' }) {
+		if _, v, ok := strings.Cut(kv, "="); ok {
+			r.addOne(v)
+		}
+	}
+}
+
+// add collects s and its percent-encoded forms.
 func (r *Redactor) add(s string) {
 	s = strings.TrimSpace(s)
+	if len(s) < MinSecret {
+		return
+	}
+	r.addOne(s)
+	if q := url.QueryEscape(s); q != s {
+		r.addOne(q)
+		r.addOne(strings.ReplaceAll(q, "+", "%20"))
+	}
+	if p := url.PathEscape(s); p != s {
+		r.addOne(p)
+	}
+}
+
+func (r *Redactor) addOne(s string) {
 	if len(s) >= MinSecret {
 		r.secrets = append(r.secrets, s)
 	}

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -105,5 +106,34 @@ func TestKeyShapesOfOtherProviders(t *testing.T) {
 		if got := KeyShapes(in); got != want {
 			t.Errorf("KeyShapes(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Query values are redacted however they are encoded in a message (issue 11,
+// item 4): Go's errors quote the URL as written, so "%2B", "%2b" and "+" forms
+// of a key went through before.
+func TestRedactsEncodedSecrets(t *testing.T) {
+	t.Parallel()
+	const key = "k3y+with/slash=and space"
+	raw := "http://user:" + url.PathEscape(key) + "@h/v1?key=" + url.QueryEscape(key) + "&api-key=k3y%2bwith%2fslash%3dand%20space"
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(http.Header{"X-Goog-Api-Key": {key}}, u)
+	for _, form := range []string{
+		key, url.QueryEscape(key), url.PathEscape(key), "k3y%2bwith%2fslash%3dand%20space",
+		strings.ReplaceAll(url.QueryEscape(key), "+", "%20"),
+		base64.StdEncoding.EncodeToString([]byte("user:" + key)),
+	} {
+		msg := `Post "` + raw + `": failed; also ` + form + ` here`
+		if got := r.String(msg); strings.Contains(got, form) || strings.Contains(got, "slash") {
+			t.Errorf("form %q survives: %s", form, got)
+		}
+	}
+	// Only the header's key known: its encoded forms in a URL are found too.
+	h := New(http.Header{"Authorization": {"Bearer " + key}}, nil)
+	if got := h.String("GET /v1?key=" + url.QueryEscape(key)); strings.Contains(got, "slash") {
+		t.Errorf("query-escaped header key survives: %s", got)
 	}
 }

@@ -72,6 +72,9 @@ func parseAllowRule(e string) (allowRule, error) {
 		if err != nil {
 			return r, fmt.Errorf("not an IP prefix: %v", err)
 		}
+		if p.Bits() == 0 {
+			return r, fmt.Errorf("%s matches every address and would make the helper an open proxy, like a bare *; list the hosts or a narrower prefix instead", e)
+		}
 		r.prefix = p.Masked()
 		return r, nil
 	}
@@ -126,7 +129,8 @@ func (a *AllowList) Allows(u *url.URL) bool {
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return false
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	hostname := strings.ToLower(u.Hostname())
+	host := strings.TrimSuffix(hostname, ".")
 	port := 0
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
@@ -145,7 +149,9 @@ func (a *AllowList) Allows(u *url.URL) bool {
 		if ip.IsLoopback() {
 			return true
 		}
-	} else if host == "localhost" {
+	} else if hostname == "localhost" {
+		// Only the bare name: "localhost." is a fully qualified name that the
+		// system may send to DNS, which could answer anything.
 		return true
 	}
 	if a == nil {

@@ -21,7 +21,7 @@ func TestAllowList(t *testing.T) {
 		{"http://127.3.4.5/v1", true},
 		{"http://[::1]:9/x", true},
 		{"http://localhost:1234/x", true},
-		{"http://LOCALHOST./x", true},
+		{"http://LOCALHOST./x", false}, // a fully qualified name may go to DNS: not loopback
 		{"http://[::ffff:127.0.0.1]:80/x", true},
 		// host names, exact, any port, case and trailing dot ignored
 		{"https://api.openai.com/v1/chat/completions", true},

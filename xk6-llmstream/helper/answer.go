@@ -57,6 +57,8 @@ type Answer struct {
 	ServerTPOTMS       *float64    `json:"server_tpot_ms"`
 	ServerPromptTokens *int        `json:"server_prompt_tokens"`
 	ServerOutputTokens *int        `json:"server_output_tokens"`
+	ClientLagMS        *float64    `json:"client_lag_ms"` // null when the canary never ran
+	ITLZeroGaps        int         `json:"itl_zero_gaps"`
 	Text               *string     `json:"text,omitempty"`           // keep_text only
 	Reasoning          *string     `json:"reasoning,omitempty"`      // keep_text only
 	TextTruncated      *bool       `json:"text_truncated,omitempty"` // keep_text only

@@ -34,7 +34,12 @@ func answerOf(rec *stream.Record, o *encodeOptions) Answer {
 		E2EMS:        ms(rec.E2E, !rec.Start.IsZero()),
 		OutputTokens: rec.OutputTokens, InputTokens: rec.InputTokens, ReasoningTokens: rec.ReasoningTokens,
 		TokenSource: string(rec.TokenSource), Events: rec.Events, TextEvents: rec.TextEvents, Bytes: rec.Bytes,
-		ToolCalls: rec.ToolCalls, HasReasoning: rec.HasReasoning,
+		ToolCalls: rec.ToolCalls, HasReasoning: rec.HasReasoning, ClientLagMS: ms(o.lag, o.hasLag),
+	}
+	for _, g := range rec.ITL {
+		if g == 0 {
+			a.ITLZeroGaps++
+		}
 	}
 	if a.API == "" {
 		a.API = string(o.api)
@@ -180,6 +185,7 @@ func FuzzAnswerMatchesType(f *testing.F) {
 		o := &encodeOptions{
 			api: stream.Dialect(pick(r, "openai-chat", "auto")), itl: flags&1 != 0, keepText: flags&2 != 0,
 			keepTimeline: flags&4 != 0, maxText: int(flags >> 3), red: redact.New(h, nil),
+			lag: time.Duration(r.Int64N(1e9)), hasLag: r.IntN(2) == 0,
 		}
 		checkAnswer(t, rec, o)
 	})
@@ -188,7 +194,7 @@ func FuzzAnswerMatchesType(f *testing.F) {
 func TestAnswerMatchesTypeOnFixedRecords(t *testing.T) {
 	t.Parallel()
 	for _, o := range []*encodeOptions{
-		{itl: true, keepText: true, keepTimeline: true, maxText: 1 << 20},
+		{itl: true, keepText: true, keepTimeline: true, maxText: 1 << 20, lag: 1234567 * time.Nanosecond, hasLag: true},
 		{api: stream.AnthropicMessages},
 		{itl: true, keepText: true, maxText: 3},
 	} {

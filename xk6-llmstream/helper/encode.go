@@ -25,6 +25,8 @@ type encodeOptions struct {
 	keepTimeline bool
 	maxText      int
 	red          *redact.Redactor
+	lag          time.Duration // the canary's worst lateness while the stream ran
+	hasLag       bool
 }
 
 // appendRecord appends rec as the JSON answer of POST /v1/stream.
@@ -138,7 +140,9 @@ func appendCounts(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	}
 	b = appendIntField(b, "tool_calls", rec.ToolCalls)
 	b = append(b, `,"has_reasoning":`...)
-	return strconv.AppendBool(b, rec.HasReasoning)
+	b = strconv.AppendBool(b, rec.HasReasoning)
+	b = appendMSField(b, "client_lag_ms", o.lag, o.hasLag)
+	return appendIntField(b, "itl_zero_gaps", zeroGaps(rec.ITL))
 }
 
 // appendServer appends the prompt-cache counts and the server's own timings
@@ -299,4 +303,15 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// zeroGaps counts the gaps of exactly zero: events completed by one read.
+func zeroGaps(itl []time.Duration) int {
+	n := 0
+	for _, g := range itl {
+		if g == 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -1,11 +1,14 @@
 package helper
 
 import (
+	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +31,8 @@ const (
 const (
 	StreamPath = "/v1/stream"
 	HealthPath = "/healthz"
+	// HealthSummaryPath answers the Health summary as JSON.
+	HealthSummaryPath = "/v1/health"
 )
 
 // Handler is the helper's HTTP API: POST /v1/stream runs one upstream stream
@@ -45,6 +50,15 @@ type Handler struct {
 	canceled atomic.Int64
 
 	bufs sync.Pool // *[]byte for request bodies and answers
+
+	canary *canary   // run by a Server; without one, answers carry no client lag
+	itl    histogram // every ITL gap answered, for Health
+	self   netip.AddrPort
+
+	// stopCtx ends when the helper shuts down and cancels its streams; their
+	// callers are then answered with a canceled record.
+	stopCtx     context.Context
+	stopStreams context.CancelFunc
 }
 
 // Stats are the Handler's counters.
@@ -58,10 +72,16 @@ type Stats struct {
 
 // NewHandler returns a Handler configured by opts.
 func NewHandler(opts ...Option) *Handler {
-	return &Handler{
+	h := &Handler{
 		cfg:  newConfig(opts),
 		bufs: sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }},
 	}
+	h.canary = newCanary(func() bool { return h.active.Load() > 0 })
+	if h.cfg.clockNow != nil && h.cfg.clockSleep != nil {
+		h.canary.now, h.canary.sleep = h.cfg.clockNow, h.cfg.clockSleep
+	}
+	h.stopCtx, h.stopStreams = context.WithCancel(context.Background())
+	return h
 }
 
 // Stats returns the current counters.
@@ -92,6 +112,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.serveStream(w, r)
+	case HealthSummaryPath:
+		h.serveHealth(w, r)
 	case HealthPath:
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -110,6 +132,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(HopHeader) != "" {
+		h.refuse(w, r, loopRefusal())
+		return
+	}
 	if h.cfg.token != "" && !h.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="xk6-llmstream helper"`)
 		h.refuse(w, r, &requestError{http.StatusUnauthorized, KindUnauthorized,
@@ -137,7 +163,12 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 				" (xk6-llmstream run allows the host of LLM_BASE_URL)"})
 		return
 	}
+	if isSelf(p.url, h.self) {
+		h.refuse(w, r, selfRefusal(p.url))
+		return
+	}
 
+	mark := h.canary.mark()
 	rec := h.stream(r, p)
 	h.streams.Add(1)
 	if rec == nil { // a Streamer must always return a record; never drop the request
@@ -152,7 +183,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		if rec.Err != nil {
 			kind = string(rec.Err.Kind)
 		}
-		log.Debug("stream", "upstream", safeURL(p.url), "api", string(rec.Dialect), "status", rec.Status,
+		log.Debug("stream", "upstream", p.logURL, "api", string(rec.Dialect), "status", rec.Status,
 			"error", kind, "ttft", rec.TTFT, "e2e", rec.E2E, "events", rec.Events)
 	}
 	if r.Context().Err() != nil {
@@ -161,7 +192,13 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	for _, g := range rec.ITL {
+		h.itl.add(g)
+	}
+	lag, hasLag := h.canary.maxSince(mark)
 	out := appendRecord((*bp)[:0], rec, &encodeOptions{
+		lag:          lag,
+		hasLag:       hasLag,
 		api:          p.req.Dialect,
 		itl:          p.itl,
 		keepText:     p.req.KeepText,
@@ -170,14 +207,19 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		red:          p.redactor,
 	})
 	*bp = out
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, answerStatus(rec), out)
 }
 
-// stream runs the upstream request, counted as active while it runs.
+// stream runs the upstream request, counted as active while it runs. It ends
+// when the caller goes away or when the helper cancels its streams at shutdown.
 func (h *Handler) stream(r *http.Request, p *parsed) *stream.Record {
 	h.active.Add(1)
 	defer h.active.Add(-1)
-	return h.cfg.streamer.Do(r.Context(), p.req)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(h.stopCtx, cancel)
+	defer stop()
+	return h.cfg.streamer.Do(ctx, p.req)
 }
 
 // readBody appends the request body to buf, at most maxBody bytes, within the
@@ -233,12 +275,19 @@ const (
 	logEveryRefusal = 1000
 )
 
-// refuse answers a helper-level refusal and logs it (without header values).
+// refuse answers a helper-level refusal, closes the connection, and logs it
+// (without header values). Closing matters: the request body may be partly
+// unread (a 401 before it is read, a body that stopped arriving), and the
+// server would otherwise wait for the rest of it before answering.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, e *requestError) {
 	if n := h.refused.Add(1); n <= logAllRefusals || n%logEveryRefusal == 0 {
 		h.cfg.logger.Warn("refused", "status", e.status, "kind", e.kind, "message", e.msg,
-			"method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "refused_total", n)
+			"method", r.Method, "path", safePath(r.URL.Path), "remote", r.RemoteAddr, "refused_total", n)
 	}
+	w.Header().Set("Connection", "close")
+	// End reads at once, so that the server does not wait for an unread rest
+	// of the body before closing (it drains a body it did not read).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	writeJSON(w, e.status, appendHelperError(nil, e.kind, e.msg))
 }
 
@@ -248,7 +297,9 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	hdr.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write(body) // the k6 side may be gone; nothing else to do
+	if _, err := w.Write(body); err == nil { // the k6 side may be gone; nothing else to do
+		_ = http.NewResponseController(w).Flush()
+	}
 }
 
 // maxPooledBuf keeps unusually large buffers (big timelines or texts) from
@@ -262,4 +313,20 @@ func (h *Handler) putBuf(b *[]byte) {
 		*b = (*b)[:0]
 		h.bufs.Put(b)
 	}
+}
+
+// serveHealth answers GET /v1/health: the Health summary as JSON.
+func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		h.refuse(w, r, &requestError{http.StatusMethodNotAllowed, KindBadRequest,
+			"method " + r.Method + " not allowed on " + HealthSummaryPath + ": use GET"})
+		return
+	}
+	b, err := json.Marshal(h.Health())
+	if err != nil { // a Health always encodes; never answer a half body
+		h.refuse(w, r, &requestError{http.StatusInternalServerError, KindBadRequest, "encoding the health summary: " + err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, append(b, '\n'))
 }

@@ -51,6 +51,8 @@ type config struct {
 	maxLine         int
 	bodyReadTimeout time.Duration
 	logger          *slog.Logger
+	clockNow        func() time.Time
+	clockSleep      func(time.Duration)
 }
 
 func newConfig(opts []Option) config {
@@ -112,3 +114,10 @@ func WithBodyReadTimeout(d time.Duration) Option {
 // WithLogger sets where the helper logs. Logs never hold header values, request
 // bodies or URL query strings. The default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithClock replaces the clock of the helper's canary (see Health): now reads
+// the time and sleep waits. Tests inject a scheduling delay with it instead of
+// loading the machine; the default is time.Now and time.Sleep.
+func WithClock(now func() time.Time, sleep func(time.Duration)) Option {
+	return func(c *config) { c.clockNow, c.clockSleep = now, sleep }
+}

@@ -57,6 +57,7 @@ type parsed struct {
 	url      *url.URL
 	itl      bool
 	redactor *redact.Redactor
+	logURL   string // the upstream as logs may show it
 }
 
 // requestError is a helper-level refusal: an HTTP status and an error kind.
@@ -128,6 +129,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 		}
 		h[key] = append(h[key], value)
 	}
+	h.Set(HopHeader, "1") // a helper that receives it refuses the request (no loops)
 	p := &parsed{
 		url: u,
 		itl: sr.ITL == nil || *sr.ITL,
@@ -144,6 +146,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 		},
 	}
 	p.redactor = redact.New(h, u)
+	p.logURL = logURL(u, p.redactor)
 	return p, nil
 }
 
@@ -156,6 +159,11 @@ func dialectNames() string {
 	return strings.Join(names, ", ")
 }
 
+// MinTimeout is the shortest timeout_ms or idle_timeout_ms a request may set:
+// anything shorter cannot even reach a server on loopback, and a value such as
+// 1e-300 would round to no timeout at all.
+const MinTimeout = time.Millisecond
+
 // msOption turns an optional millisecond count into a Duration (def when absent).
 func msOption(name string, ms *float64, def time.Duration) (time.Duration, *requestError) {
 	if ms == nil {
@@ -164,6 +172,9 @@ func msOption(name string, ms *float64, def time.Duration) (time.Duration, *requ
 	v := *ms
 	if math.IsNaN(v) || v <= 0 || v > float64(math.MaxInt64/int64(time.Millisecond)) {
 		return 0, badRequest("%q must be a positive number of milliseconds, got %v", name, v)
+	}
+	if v < float64(MinTimeout/time.Millisecond) {
+		return 0, badRequest("%q is %v: want at least %v milliseconds", name, v, float64(MinTimeout/time.Millisecond))
 	}
 	return time.Duration(v * float64(time.Millisecond)), nil
 }
@@ -210,4 +221,47 @@ func safeURL(u *url.URL) string {
 	v.Fragment = ""
 	v.RawFragment = ""
 	return v.String()
+}
+
+// logURL is u as the helper's logs show it: scheme, host and path, without
+// user info, query or fragment, with every secret of the request and every
+// key-shaped path segment replaced by the redaction marker.
+func logURL(u *url.URL, red *redact.Redactor) string {
+	v := url.URL{Scheme: u.Scheme, Host: u.Host}
+	return red.String(v.String() + safePath(u.EscapedPath()))
+}
+
+// safePath is an (escaped) URL path with each segment that looks like a key
+// replaced by the redaction marker.
+func safePath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if secretSegment(seg) {
+			segs[i] = redact.Marker
+		}
+	}
+	return redact.KeyShapes(strings.Join(segs, "/"))
+}
+
+// secretSegment reports whether a path segment looks like a key or token: 16
+// or more characters of letters, digits, '-', '_' or percent escapes, with
+// both letters and digits (model names and API paths hold dots, colons or no
+// digits, or are shorter).
+func secretSegment(seg string) bool {
+	if len(seg) < 16 {
+		return false
+	}
+	letter, digit := false, false
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c == '-' || c == '_' || c == '%':
+		default:
+			return false
+		}
+	}
+	return letter && digit
 }

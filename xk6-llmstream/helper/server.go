@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultAddr is where the helper listens unless told otherwise: loopback, on a
@@ -29,6 +30,9 @@ type Server struct {
 	url     string
 	cancel  context.CancelFunc // cancels every request's context (hard stop)
 
+	stopCanary chan struct{} // closed by Shutdown
+	canaryDone chan struct{} // closed when the canary has returned
+
 	served    chan struct{} // closed when the serve loop has returned
 	serveErr  error         // what it returned, set before served is closed
 	closeOnce sync.Once
@@ -43,6 +47,10 @@ type Server struct {
 func Start(addr string, opts ...Option) (*Server, error) {
 	if addr == "" {
 		addr = DefaultAddr
+	}
+	addr, err := literalAddr(addr)
+	if err != nil {
+		return nil, err
 	}
 	h := NewHandler(opts...)
 	token := h.cfg.token
@@ -62,6 +70,7 @@ func Start(addr string, opts ...Option) (*Server, error) {
 			return nil, tokenRequired(addr, ln.Addr().String())
 		}
 	}
+	h.self = listenAddrPort(ln.Addr())
 	baseCtx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		handler: h,
@@ -78,8 +87,14 @@ func Start(addr string, opts ...Option) (*Server, error) {
 			BaseContext: func(net.Listener) context.Context { return baseCtx },
 			ErrorLog:    slog.NewLogLogger(h.cfg.logger.Handler(), slog.LevelWarn),
 		},
-		served: make(chan struct{}),
+		served:     make(chan struct{}),
+		stopCanary: make(chan struct{}),
+		canaryDone: make(chan struct{}),
 	}
+	go func() {
+		defer close(s.canaryDone)
+		h.canary.run(s.stopCanary)
+	}()
 	go func() {
 		defer close(s.served)
 		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -103,6 +118,26 @@ func checkLoopbackAddr(addr string) error {
 		return tokenRequired(addr, "")
 	}
 	return nil
+}
+
+// literalAddr refuses a listen address whose host is neither an IP literal,
+// "localhost" nor empty: the helper never resolves a name through DNS (and a
+// form such as 0x7f000001 is not an address). "localhost" becomes 127.0.0.1.
+func literalAddr(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("helper: address %q: %w (want host:port, e.g. %s)", addr, err, DefaultAddr)
+	}
+	switch {
+	case host == "":
+		return addr, nil
+	case host == "localhost":
+		return net.JoinHostPort("127.0.0.1", port), nil
+	}
+	if _, err := netip.ParseAddr(host); err != nil {
+		return "", fmt.Errorf("helper: address %q: host %q is not an IP address or localhost (the helper never resolves names; use e.g. %s)", addr, host, DefaultAddr)
+	}
+	return addr, nil
 }
 
 func tokenRequired(addr, detail string) error {
@@ -138,24 +173,36 @@ func (s *Server) ServeErr() error {
 	}
 }
 
-// Shutdown stops accepting connections and waits for running streams to end;
-// when ctx ends first, it cancels them (their upstream requests are canceled)
-// and closes every connection. It returns after every request handler has
-// returned. It is safe to call more than once.
+// DrainGrace bounds, at shutdown, the wait for the answers of the streams that
+// Shutdown canceled.
+const DrainGrace = 5 * time.Second
+
+// Shutdown stops accepting connections and waits for running streams to end.
+// When ctx ends first, it cancels them: each caller is answered with a record
+// of kind canceled (status 503), and Shutdown waits up to DrainGrace for those
+// answers before it closes every connection (an error then says how many
+// streams were cut without an answer). It returns after every request handler
+// has returned. It is safe to call more than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		var err error
 		if serr := s.srv.Shutdown(ctx); serr != nil {
 			n := s.handler.Stats().Active
-			s.cancel()
-			if cerr := s.srv.Close(); cerr != nil {
-				err = cerr
+			s.handler.stopStreams()
+			dctx, cancel := context.WithTimeout(context.Background(), DrainGrace)
+			if derr := s.srv.Shutdown(dctx); derr != nil {
+				left := s.handler.Stats().Active
+				s.cancel()
+				err = errors.Join(s.srv.Close(), fmt.Errorf("helper: %d of %d stream(s) canceled at shutdown were cut without an answer", left, n))
 			}
+			cancel()
 			if n > 0 {
-				err = errors.Join(err, fmt.Errorf("helper: %d stream(s) still running at shutdown were canceled", n))
+				s.handler.cfg.logger.Warn("canceled at shutdown", "streams", n)
 			}
 		}
 		s.cancel()
+		close(s.stopCanary)
+		<-s.canaryDone
 		<-s.served
 		s.handler.Wait()
 		if c, ok := s.handler.cfg.streamer.(interface{ CloseIdleConnections() }); ok {

@@ -85,7 +85,10 @@ func TestStartWithTokenRequiresIt(t *testing.T) {
 
 // Shutdown whose grace period ends cancels running streams and returns only
 // after their handlers have returned; no goroutine is left behind.
-func TestShutdownCancelsRunningStreams(t *testing.T) {
+// TestShutdownAnswersCanceledStreams: streams still running when the grace
+// ends are canceled and each caller gets a record of kind canceled (503), not
+// an empty reply; Shutdown then reports no error (issue 11, item 3).
+func TestShutdownAnswersCanceledStreams(t *testing.T) {
 	before := runtime.NumGoroutine()
 	fs := &fakeStreamer{block: true, started: make(chan struct{}, 3), canceled: make(chan error, 3)}
 	s, err := Start("127.0.0.1:0", WithStreamer(fs))
@@ -94,14 +97,22 @@ func TestShutdownCancelsRunningStreams(t *testing.T) {
 	}
 	tr := &http.Transport{}
 	client := &http.Client{Transport: tr}
-	errs := make(chan error, 3)
+	type reply struct {
+		code int
+		body string
+		err  error
+	}
+	replies := make(chan reply, 3)
 	for range 3 {
 		go func() {
 			resp, err := client.Post(s.URL()+StreamPath, "application/json", strings.NewReader(`{"url":"http://127.0.0.1:1/x","body":{}}`))
-			if err == nil {
-				resp.Body.Close()
+			if err != nil {
+				replies <- reply{err: err}
+				return
 			}
-			errs <- err
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			replies <- reply{resp.StatusCode, string(b), err}
 		}()
 	}
 	for range 3 {
@@ -113,15 +124,17 @@ func TestShutdownCancelsRunningStreams(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err = s.Shutdown(ctx)
-	if err == nil || !strings.Contains(err.Error(), "3 stream(s)") {
-		t.Errorf("Shutdown = %v, want a message about 3 canceled streams", err)
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown = %v, want nil: every canceled stream was answered", err)
 	}
 	for range 3 {
 		if err := <-fs.canceled; err == nil {
 			t.Error("a stream's context was not canceled")
 		}
-		<-errs
+		r := <-replies
+		if r.err != nil || r.code != StatusCanceled || !strings.Contains(r.body, `"kind":"canceled"`) {
+			t.Errorf("reply %d %q (%v), want %d with a canceled record", r.code, r.body, r.err, StatusCanceled)
+		}
 	}
 	if st := s.Handler().Stats(); st.Active != 0 || st.Streams != 3 {
 		t.Errorf("after Shutdown: %+v", st)

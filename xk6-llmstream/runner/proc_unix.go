@@ -10,9 +10,12 @@ import (
 
 // prepare puts k6 in its own process group, so that a Ctrl-C in the terminal
 // reaches only the runner, which forwards it to k6 exactly once (k6 treats a
-// second interrupt as "stop now").
+// second interrupt as "stop now"); and, where the system has one, asks for k6
+// to be killed when the runner dies (even by SIGKILL), so that no k6 keeps
+// generating load against a helper that is gone.
 func prepare(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // forward sends sig to the k6 process.

@@ -143,7 +143,25 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 0, err
 	}
 	reportExit(code, say)
+	reportHealth(hs.Handler().Health(), say)
 	return code, nil
+}
+
+// LimitedWarning starts the warning printed at the end of a run whose timings
+// were limited by the load generator (helper.Health.Limited).
+const LimitedWarning = "warning: results are limited by the load generator"
+
+// reportHealth prints the warning when the instrument's own lag was above the
+// documented bound (see helper.LagBound), with the share of zero ITL gaps.
+func reportHealth(h helper.Health, say func(string, ...any)) {
+	if !h.Limited {
+		return
+	}
+	zero := ""
+	if h.ITLZeroShare != nil {
+		zero = fmt.Sprintf("; %.1f%% of %d ITL gaps were 0 (events completed by one read)", 100**h.ITLZeroShare, h.ITLGaps)
+	}
+	say("%s: %s over %d canary samples%s. k6 and the helper need more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, h.LagSamples, zero)
 }
 
 // chooseUpstream decides whether the run uses the mock (and why: --mock, or
@@ -160,7 +178,7 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 	if !useMock {
 		u, err := url.Parse(baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return false, "", nil, fmt.Errorf("%s=%q is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redactURL(baseURL))
+			return false, "", nil, fmt.Errorf("%s=%s is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redactURL(baseURL))
 		}
 		allow = append(allow, allowEntry(u))
 	}
@@ -262,20 +280,19 @@ func allowEntry(u *url.URL) string {
 	return u.Hostname()
 }
 
-// redactURL drops user info and query from a URL for a message.
+// redactURL is a URL for a message: its scheme and host only, and the rest
+// as "…". User info, path (which may hold a key) and query never appear; a
+// value that does not parse as a URL with a host shows only its length.
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.IndexAny(raw, "?@"); i >= 0 {
-			return raw[:i] + "…"
-		}
-		return raw
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return fmt.Sprintf("(%d characters that are not a URL with a host)", len(raw))
 	}
-	u.User = nil
-	if u.RawQuery != "" {
-		u.RawQuery = "…"
+	v := url.URL{Scheme: u.Scheme, Host: u.Host}
+	if u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+		return v.String() + "/…"
 	}
-	return u.String()
+	return v.String()
 }
 
 // newToken returns a random bearer token for this run's helper, so that other

@@ -229,13 +229,24 @@ func (b *builder) finish(eof, pending bool) {
 				msg += "; its last event was cut off before the blank line that ends an event"
 			}
 			b.fail(KindResetMidstream, "%s", msg)
-		case r.TextEvents == 0:
+		case r.TextEvents == 0 && !declined(r.FinishReason):
 			b.fail(KindEmptyOutput, "the stream ended normally (%s) but carried no generated text", endWord(r.FinishReason))
 		}
 	}
 	if r.Err == nil && r.OutputTokens >= 2 && r.HasTTFT {
 		r.TPOT, r.HasTPOT = (r.E2E-r.TTFT)/time.Duration(r.OutputTokens-1), true
 	}
+}
+
+// declined reports whether a finish reason says the model declined to answer
+// (OpenAI "content_filter", Anthropic "refusal", Gemini "SAFETY", ...): a
+// stream that ends so without text is complete, with no TTFT, not empty_output.
+func declined(finish string) bool {
+	switch strings.ToLower(finish) {
+	case "content_filter", "refusal", "safety", "prohibited_content", "blocklist", "spii", "recitation":
+		return true
+	}
+	return false
 }
 
 func endWord(finish string) string {

@@ -48,13 +48,27 @@ const (
 	endReadError                  // reading the body failed (returned, not recorded)
 )
 
+// finalDone accepts a last "data: [DONE]" that the body ended without the
+// blank line that closes an event: the stream did end as the server meant it
+// to. Any other unfinished event stays discarded (Reader.Pending).
+func finalDone(rd *Reader, b *builder) streamEnd {
+	ev := rd.Unfinished()
+	if ev == nil || !isDone(ev.Data) {
+		return endEOF
+	}
+	if b.event(ev, ev.At) != nil {
+		return endFailed
+	}
+	return endEOF
+}
+
 // pump feeds rd's events to b until the stream ends, fails, or sends its
 // terminal event.
 func pump(rd *Reader, b *builder) (streamEnd, error) {
 	for {
 		ev, err := rd.Next()
 		if err == io.EOF {
-			return endEOF, nil
+			return finalDone(rd, b), nil
 		}
 		if err != nil {
 			if errors.Is(err, ErrLineTooLong) {

@@ -35,6 +35,15 @@ func (o *openAIDecoder) decode(ev *Event, d *delta) error {
 			msg = string(data)
 		}
 		d.isStreamErr, d.streamErr = true, msg
+		// Keep everything else the chunk says (OpenRouter sends its usage on
+		// the error chunk); the error event itself is the failure, so what
+		// cannot be decoded beside it is ignored.
+		if model, err := getString(v, "model"); err == nil {
+			d.model = model
+		}
+		if u := openAIUsage(v, d); u != nil {
+			d.hasOutput, d.hasInput, d.hasReasoningTok = false, false, false
+		}
 		return nil
 	}
 	choices, err := getArray(v, "choices")

@@ -77,8 +77,9 @@ type Reader struct {
 	typ     []byte
 	id      []byte
 	retry   int64
-	pending bool // at EOF, an unfinished line or event was discarded
-	ndjson  bool // every non-blank line is one event (NewNDJSONReader)
+	pending bool   // at EOF, an unfinished line or event was discarded
+	ndjson  bool   // every non-blank line is one event (NewNDJSONReader)
+	tail    []byte // at EOF, the unfinished last line (for Unfinished)
 
 	ev Event
 }
@@ -135,6 +136,27 @@ func (r *Reader) BytesRead() int64 { return r.bytesRead }
 // without its closing blank line was discarded.
 func (r *Reader) Pending() bool { return r.pending }
 
+// Unfinished returns, once Next has returned io.EOF, the event that the end of
+// input cut off before its closing blank line (its last line may lack its line
+// ending too), or nil. The SSE rules discard such an event, and so does Next;
+// a caller may accept one it recognises (the engine accepts a final
+// "data: [DONE]"). It returns the event at most once.
+func (r *Reader) Unfinished() *Event {
+	if !r.eof || !r.pending || r.err != io.EOF {
+		return nil
+	}
+	tail := r.tail
+	r.tail = r.tail[:0]
+	if len(tail) > 0 {
+		r.line++
+		if _, err := r.processLine(tail); err != nil {
+			return nil
+		}
+	}
+	ev, _ := r.processLine(nil)
+	return ev
+}
+
 // Next returns the next event. At the end of input it returns io.EOF; any other
 // error is the source's read error or a line past the cap (wrapping
 // ErrLineTooLong), after which the Reader returns the same error forever. The
@@ -180,6 +202,7 @@ func (r *Reader) Next() (*Event, error) {
 		if r.eof {
 			if r.r < r.w || r.hasData {
 				r.pending = true
+				r.tail = append(r.tail[:0], r.buf[r.r:r.w]...)
 			}
 			r.r, r.w = 0, 0
 			r.err = io.EOF

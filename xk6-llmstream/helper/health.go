@@ -1,0 +1,144 @@
+package helper
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// The instrument's own health: how late the client path itself is. A canary
+// goroutine sleeps CanaryInterval again and again and measures how much later
+// than asked it wakes up (scheduler and CPU saturation of the machine running
+// k6 and the helper); the helper also counts ITL gaps of exactly zero (events
+// completed by one socket read, the symptom users see). Each answer carries
+// the worst lateness seen while its stream ran (client_lag_ms) and its zero
+// gaps; GET /v1/health and Handler.Health summarise the run.
+
+// CanaryInterval is how long the canary sleeps between measurements.
+const CanaryInterval = 2 * time.Millisecond
+
+// The documented bound of Health.Limited: results are limited by the load
+// generator when the canary's lag p99 is above LagBound, or above
+// LagBoundShareOfITL of the ITL p50.
+const (
+	LagBound           = time.Millisecond
+	LagBoundShareOfITL = 0.10
+)
+
+// canaryRing is how many recent canary samples are kept for the answers'
+// client_lag_ms (16 s at CanaryInterval; a longer stream reports the worst of
+// its last 16 s).
+const canaryRing = 8192
+
+// canary measures scheduling lateness. tick is called by one goroutine only
+// (run); mark and maxSince may be called by any.
+type canary struct {
+	interval time.Duration
+	now      func() time.Time
+	sleep    func(time.Duration)
+	busy     func() bool // streams are running: samples then count in lag
+
+	ticks atomic.Int64
+	ring  [canaryRing]atomic.Int64 // lateness (ns) of tick i at i % canaryRing
+	lag   histogram
+}
+
+func newCanary(busy func() bool) *canary {
+	return &canary{interval: CanaryInterval, now: time.Now, sleep: time.Sleep, busy: busy}
+}
+
+// tick sleeps one interval and records how late it woke up.
+func (c *canary) tick() {
+	start := c.now()
+	c.sleep(c.interval)
+	late := max(c.now().Sub(start)-c.interval, 0)
+	n := c.ticks.Load()
+	c.ring[n%canaryRing].Store(int64(late))
+	c.ticks.Store(n + 1)
+	if c.busy() {
+		c.lag.add(late)
+	}
+}
+
+// run ticks until stop is closed.
+func (c *canary) run(stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+			c.tick()
+		}
+	}
+}
+
+// mark is the position to pass to maxSince when a stream starts.
+func (c *canary) mark() int64 { return c.ticks.Load() }
+
+// maxSince is the largest lateness of the ticks completed since mark (of the
+// latest tick when none completed since); false when the canary never ticked.
+func (c *canary) maxSince(mark int64) (time.Duration, bool) {
+	n := c.ticks.Load()
+	if n == 0 {
+		return 0, false
+	}
+	from := min(mark, n-1)
+	from = max(from, n-(canaryRing-1))
+	var m int64
+	for i := from; i < n; i++ {
+		m = max(m, c.ring[i%canaryRing].Load())
+	}
+	return time.Duration(m), true
+}
+
+// Health is the helper's summary of its own timing health (GET /v1/health).
+// Durations are milliseconds; null when nothing was measured.
+type Health struct {
+	CanaryIntervalMS float64  `json:"canary_interval_ms"`
+	LagSamples       int64    `json:"lag_samples"` // canary samples taken while streams ran
+	LagP50MS         *float64 `json:"lag_p50_ms"`
+	LagP99MS         *float64 `json:"lag_p99_ms"`
+	LagMaxMS         *float64 `json:"lag_max_ms"`
+	ITLGaps          int64    `json:"itl_gaps"`
+	ITLZeroGaps      int64    `json:"itl_zero_gaps"`
+	ITLZeroShare     *float64 `json:"itl_zero_share"`
+	ITLP50MS         *float64 `json:"itl_p50_ms"`
+	// Limited is true when the lag p99 is above LagBound or above
+	// LagBoundShareOfITL of the ITL p50: the measurements are then limited by
+	// the load generator. Reason says which bound and by how much.
+	Limited bool   `json:"limited"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Health summarises the canary's lag and the ITL gaps seen so far.
+func (h *Handler) Health() Health {
+	out := Health{CanaryIntervalMS: msFloat(CanaryInterval), ITLGaps: h.itl.total.Load(), ITLZeroGaps: h.itl.zeros.Load()}
+	if out.ITLGaps > 0 {
+		share := float64(out.ITLZeroGaps) / float64(out.ITLGaps)
+		out.ITLZeroShare = &share
+	}
+	itlP50, hasITL := h.itl.quantile(0.5)
+	if hasITL {
+		out.ITLP50MS = msPtr(itlP50)
+	}
+	lag := &h.canary.lag
+	out.LagSamples = lag.total.Load()
+	p99, ok := lag.quantile(0.99)
+	if !ok {
+		return out
+	}
+	p50, _ := lag.quantile(0.5)
+	out.LagP50MS, out.LagP99MS, out.LagMaxMS = msPtr(p50), msPtr(p99), msPtr(time.Duration(lag.max.Load()))
+	switch {
+	case p99 > LagBound:
+		out.Limited, out.Reason = true, "client lag p99 "+p99.String()+" is above "+LagBound.String()
+	case hasITL && itlP50 > 0 && float64(p99) > LagBoundShareOfITL*float64(itlP50):
+		out.Limited, out.Reason = true, "client lag p99 "+p99.String()+" is above 10% of the ITL p50 ("+itlP50.String()+")"
+	}
+	return out
+}
+
+func msFloat(d time.Duration) float64 {
+	return float64(d.Round(time.Microsecond)) / float64(time.Millisecond)
+}
+
+func msPtr(d time.Duration) *float64 { v := msFloat(d); return &v }

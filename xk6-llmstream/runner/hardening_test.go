@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+)
+
+// A bad LLM_BASE_URL is named without its user info, path or query (issue 11,
+// item 4): the old message printed everything up to the '@' of a URL that did
+// not parse, password included.
+func TestBadBaseURLNeverPrintsUserinfo(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cretKEY0123456789"
+	for _, raw := range []string{
+		"http://user:" + secret + "@[::1/v1",
+		"http//user:" + secret + "@127.0.0.1/v1",
+		"ftp://user:" + secret + "@127.0.0.1/v1",
+		"127.0.0.1:8000/" + secret,
+		"http:" + secret,
+		"http://user:" + secret + "@127.0.0.1:8000/v1\x7f",
+	} {
+		env, _ := fakeEnv(t, BaseURLEnv+"="+raw)
+		_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env})
+		if err == nil {
+			t.Errorf("%s=%q accepted", BaseURLEnv, raw)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), BaseURLEnv) {
+			t.Errorf("%s=%q: error %q leaks the secret or does not name %s", BaseURLEnv, raw, err, BaseURLEnv)
+		}
+	}
+}
+
+// lateClock is a canary clock that really sleeps (so the canary does not
+// spin) and reports every wake-up lag later than it was: an injected
+// scheduling delay, independent of the machine's speed.
+type lateClock struct {
+	mu  sync.Mutex
+	off time.Duration
+	lag time.Duration
+}
+
+func (c *lateClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *lateClock) sleep(d time.Duration) {
+	time.Sleep(d)
+	c.mu.Lock()
+	c.off += c.lag
+	c.mu.Unlock()
+}
+
+func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
+	t.Parallel()
+	clk := &lateClock{lag: 3 * time.Millisecond}
+	env, _ := fakeEnv(t, "FAKE_K6_PROBE=/v1/chat/completions")
+	var stderr lockedBuffer
+	_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr,
+		HelperOptions: []helper.Option{helper.WithClock(clk.now, clk.sleep)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), LimitedWarning) || !strings.Contains(stderr.String(), "above 1ms") {
+		t.Errorf("no warning about the load generator with a 3 ms injected lag:\n%s", stderr.String())
+	}
+}
+
+func TestReportHealth(t *testing.T) {
+	t.Parallel()
+	share := 0.165
+	for _, tc := range []struct {
+		h    helper.Health
+		want string
+	}{
+		{helper.Health{}, ""},
+		{helper.Health{Limited: true, Reason: "client lag p99 2ms is above 1ms", LagSamples: 900, ITLGaps: 1000, ITLZeroShare: &share},
+			LimitedWarning + ": client lag p99 2ms is above 1ms over 900 canary samples; 16.5% of 1000 ITL gaps were 0"},
+	} {
+		var got strings.Builder
+		reportHealth(tc.h, func(f string, a ...any) { got.WriteString(strings.TrimSpace(fmt.Sprintf(f, a...))) })
+		if !strings.HasPrefix(got.String(), tc.want) || (tc.want == "") != (got.Len() == 0) {
+			t.Errorf("reportHealth(%+v) said %q, want %q…", tc.h, got.String(), tc.want)
+		}
+	}
+}
