@@ -103,15 +103,19 @@ func (m *marks) Plot(c draw.Canvas, plt *plot.Plot) {
 // placeLabel finds a place for a w×h label of the dot at p: below the dot,
 // right of its line, else left of it, stepping down while the place is
 // taken; else above the dot and left of its line (the ECDF is up and right
-// of the dot, and below and left of it), stepping up. A place must lie
-// wholly inside bounds and clear of taken. Failing all, the first place
-// moved inside.
+// of the dot, and below and left of it), stepping up; else the free place
+// nearest the dot on a grid over bounds. A place lies wholly inside bounds,
+// its box (grown by labelPad) clear of the boxes taken. Failing all, the
+// first place moved inside.
 func placeLabel(p vg.Point, w, h vg.Length, bounds vg.Rectangle, taken []vg.Rectangle) vg.Rectangle {
 	gap := markRadius + vg.Points(2)
 	box := func(left, top vg.Length) vg.Rectangle {
 		return vg.Rectangle{Min: vg.Point{X: left, Y: top - h}, Max: vg.Point{X: left + w, Y: top}}
 	}
-	free := func(r vg.Rectangle) bool { return inside(r, bounds, labelPad) && !overlapsAny(r, taken) }
+	free := func(r vg.Rectangle) bool {
+		grown := vg.Rectangle{Min: vg.Point{X: r.Min.X - 2*labelPad, Y: r.Min.Y - 2*labelPad}, Max: vg.Point{X: r.Max.X + 2*labelPad, Y: r.Max.Y + 2*labelPad}}
+		return inside(r, bounds, labelPad) && !overlapsAny(grown, taken)
+	}
 	for step := 0; step < 8; step++ {
 		top := p.Y - gap - vg.Length(step)*h
 		for _, left := range []vg.Length{p.X + gap, p.X - gap - w} {
@@ -124,6 +128,19 @@ func placeLabel(p vg.Point, w, h vg.Length, bounds vg.Rectangle, taken []vg.Rect
 		if r := box(p.X-gap-w, p.Y+gap+vg.Length(step+1)*h); free(r) {
 			return r
 		}
+	}
+	best, bestD, found := vg.Rectangle{}, vg.Length(0), false
+	for top := bounds.Max.Y - labelPad; top-h >= bounds.Min.Y+labelPad; top -= h / 2 {
+		for left := bounds.Min.X + labelPad; left+w <= bounds.Max.X-labelPad; left += w / 4 {
+			r := box(left, top)
+			dx, dy := left+w/2-p.X, top-h/2-p.Y
+			if d := dx*dx + dy*dy; free(r) && (!found || d < bestD) {
+				best, bestD, found = r, d, true
+			}
+		}
+	}
+	if found {
+		return best
 	}
 	return clampRect(box(p.X+gap, p.Y-gap), bounds, labelPad)
 }

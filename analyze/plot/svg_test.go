@@ -177,16 +177,21 @@ func TestECDFSVGStructure(t *testing.T) {
 				}
 				for j, m := range s.Marks {
 					mp := markers[j].pts
-					wantX := trX(m.Value)
+					wantX, wantY := trX(m.Value), trY(shareAtMost(s.Sorted, m.Value))
 					if len(mp) != 2 || !closeTo(mp[0][0], wantX, tol) || !closeTo(mp[1][0], wantX, tol) ||
-						!closeTo(mp[0][1], trY(0), tol) || !closeTo(mp[1][1], trY(m.P), tol) {
-						t.Errorf("%s %s: marker %v, want a vertical line at x=%.5g from y=%.5g to %.5g", s.Name, m.Name, mp, wantX, trY(0), trY(m.P))
+						!closeTo(mp[0][1], trY(0), tol) || !closeTo(mp[1][1], wantY, tol) {
+						t.Errorf("%s %s: marker %v, want a vertical line at x=%.5g from y=%.5g to %.5g", s.Name, m.Name, mp, wantX, trY(0), wantY)
 					}
-					// The curve passes through the marker's top: the marked
-					// value is a corner of the curve at its ECDF height.
-					label := m.Name + " " + numfmt.Sig4Unit(m.Value, "ms")
-					if n := count(texts, label); n != 1 {
-						t.Errorf("%s: label %q appears %d times, want once", s.Name, label, n)
+					if !onCurve(pts, mp[1], tol) {
+						t.Errorf("%s %s: the marker's top %v is not on the curve", s.Name, m.Name, mp[1])
+					}
+					// Several curves: the values are in the legend table,
+					// under a header naming the marks.
+					if n := count(texts, numfmt.Sig4Unit(m.Value, "ms")); n != 1 {
+						t.Errorf("%s: value %q appears %d times, want once", s.Name, numfmt.Sig4Unit(m.Value, "ms"), n)
+					}
+					if n := count(texts, m.Name); n != 1 {
+						t.Errorf("table header %q appears %d times, want once", m.Name, n)
 					}
 				}
 				legend := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(len(s.Sorted))))
@@ -205,6 +210,19 @@ func TestECDFSVGStructure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// onCurve reports whether pt lies on one of the segments of the polyline
+// pts (horizontal or vertical), within tol.
+func onCurve(pts [][2]float64, pt [2]float64, tol float64) bool {
+	for j := 1; j < len(pts); j++ {
+		a, b := pts[j-1], pts[j]
+		if pt[0] >= min(a[0], b[0])-tol && pt[0] <= max(a[0], b[0])+tol &&
+			pt[1] >= min(a[1], b[1])-tol && pt[1] <= max(a[1], b[1])+tol {
+			return true
+		}
+	}
+	return false
 }
 
 func count(ss []string, s string) int {

@@ -100,20 +100,41 @@ func TestECDFLogAxisAndLabelsInside(t *testing.T) {
 				f, svg := drawSVG(t, []Series{{Name: "a", Sorted: v, Marks: marks}}, LogX(logX), Size(size[0], size[1]))
 				trX, trY := transforms(f)
 				x0, x1, y0, y1 := trX(f.Plot.X.Min), trX(f.Plot.X.Max), trY(0), trY(1)
-				boxes := 0
+				var boxes [][2][2]float64 // min and max corners
 				for _, p := range parseSVGPaths(t, svg) {
 					if !strings.Contains(p.style, labelBox) {
 						continue
 					}
-					boxes++
+					b := [2][2]float64{{math.Inf(1), math.Inf(1)}, {math.Inf(-1), math.Inf(-1)}}
 					for _, pt := range p.pts {
 						if pt[0] < x0-0.01 || pt[0] > x1+0.01 || pt[1] < y0-0.01 || pt[1] > y1+0.01 {
 							t.Errorf("%s: a label box corner %v lies outside the plot area x %.2f–%.2f, y %.2f–%.2f", name, pt, x0, x1, y0, y1)
 						}
+						b[0] = [2]float64{min(b[0][0], pt[0]), min(b[0][1], pt[1])}
+						b[1] = [2]float64{max(b[1][0], pt[0]), max(b[1][1], pt[1])}
 					}
+					for _, o := range boxes {
+						if b[0][0] < o[1][0] && o[0][0] < b[1][0] && b[0][1] < o[1][1] && o[0][1] < b[1][1] {
+							t.Errorf("%s: label boxes %v and %v intersect", name, b, o)
+						}
+					}
+					boxes = append(boxes, b)
 				}
-				if boxes != len(marks) {
-					t.Errorf("%s: %d label boxes, want %d", name, boxes, len(marks))
+				// A dot below its percentile's height (few samples) comes
+				// with a note naming k6's rule, in a box of its own.
+				off := false
+				for _, m := range marks {
+					off = off || m.P-shareAtMost(v, m.Value) > offRule
+				}
+				want := len(marks)
+				if off {
+					want++
+				}
+				if len(boxes) != want {
+					t.Errorf("%s: %d label boxes, want %d (note: %v)", name, len(boxes), want, off)
+				}
+				if got := strings.Contains(strings.Join(svgTexts(svg), " "), "p(N), linear between samples"); got != off {
+					t.Errorf("%s: the rule's note is drawn: %v, want %v", name, got, off)
 				}
 				if logX {
 					if n := axisLabels(svg); n < minLogLabels {
