@@ -333,3 +333,52 @@ func TestECDFBadInput(t *testing.T) {
 		t.Error("band level 1.5 accepted")
 	}
 }
+
+// TestECDFLegendTable draws five curves of few samples with close
+// percentiles: their values go into one legend table, inside the plot area,
+// each once, and no label box is drawn beside the dots (where they would
+// collide).
+func TestECDFLegendTable(t *testing.T) {
+	t.Parallel()
+	var series []Series
+	for g := range 5 {
+		v := lognormal(uint64(30+g), 30, 5.2+0.02*float64(g), 0.3)
+		var ms []Mark
+		for _, p := range []float64{0.5, 0.9, 0.99} {
+			ms = append(ms, Mark{Name: fmt.Sprintf("P%g", 100*p), P: p, Value: testPercentile(v, p)})
+		}
+		series = append(series, Series{Name: fmt.Sprintf("g%d", g), Sorted: v, Marks: ms})
+	}
+	f, svg := drawSVG(t, series)
+	trX, trY := transforms(f)
+	x0, x1, y0, y1 := trX(f.Plot.X.Min), trX(f.Plot.X.Max), trY(0), trY(1)
+	tables := 0
+	for _, p := range parseSVGPaths(t, svg) {
+		switch {
+		case strings.Contains(p.style, fmt.Sprintf("fill:%s;fill-opacity:%.5g", svgColor(tableBoxColor), float64(tableBoxColor.A)/255)):
+			tables++
+			for _, pt := range p.pts {
+				if pt[0] < x0 || pt[0] > x1 || pt[1] < y0 || pt[1] > y1 {
+					t.Errorf("table corner %v outside the plot area", pt)
+				}
+			}
+		}
+	}
+	texts := svgTexts(svg)
+	if tables != 1 {
+		t.Errorf("%d legend tables, want 1", tables)
+	}
+	if !strings.Contains(strings.Join(texts, " "), "p(N), linear between samples") {
+		t.Error("no note names k6's rule though the dots are below their percentiles")
+	}
+	for _, s := range series {
+		for _, m := range s.Marks {
+			if strings.Contains(strings.Join(texts, "|"), m.Name+" "+numfmt.Sig4Unit(m.Value, "ms")) {
+				t.Errorf("%s: a label %s beside its dot", s.Name, m.Name)
+			}
+			if count(texts, numfmt.Sig4Unit(m.Value, "ms")) < 1 {
+				t.Errorf("%s: %s's value is not in the table", s.Name, m.Name)
+			}
+		}
+	}
+}

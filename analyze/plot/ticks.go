@@ -3,6 +3,7 @@ package plot
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -239,8 +240,11 @@ func (r roundTicks) Ticks(lo, hi float64) []plot.Tick {
 		if k := v / step; math.Abs(k-math.Round(k)) < 1e-6 {
 			t.Value = math.Round(k) * step
 			t.Label = strconv.FormatFloat(t.Value, 'f', decimals, 64)
-			if t.Label == "-"+strconv.FormatFloat(0, 'f', decimals, 64) {
-				t.Label = t.Label[1:]
+			if strings.Contains(t.Label, ".") {
+				t.Label = strings.TrimRight(strings.TrimRight(t.Label, "0"), ".")
+			}
+			if t.Label == "-0" {
+				t.Label = "0"
 			}
 		}
 		ts = append(ts, t)

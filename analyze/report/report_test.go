@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"html/template"
 	"image"
 	"image/png"
 	"math"
@@ -14,7 +15,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"html/template"
 	"testing"
 	"time"
 
