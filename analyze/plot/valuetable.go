@@ -28,6 +28,7 @@ type tableRow struct {
 // Table layout.
 var (
 	tableColGap   = vg.Points(10)
+	tableNameGap  = vg.Points(8) // more between the names and the values
 	tableRowGap   = vg.Points(2)
 	tableInset    = vg.Points(6) // from the plot area's bottom right corner
 	tablePad      = vg.Points(3)
@@ -77,7 +78,7 @@ func (t *valueTable) draw(c draw.Canvas, plt *plot.Plot) vg.Rectangle {
 			colW[i] = max(colW[i], sty.Width(s))
 		}
 	}
-	width := thumb + tableColGap/2 + nameW
+	width := thumb + tableColGap/2 + nameW + tableNameGap
 	for _, w := range colW {
 		width += tableColGap + w
 	}
@@ -90,7 +91,7 @@ func (t *valueTable) draw(c draw.Canvas, plt *plot.Plot) vg.Rectangle {
 	left, top := box.Min.X+tablePad, box.Max.Y-tablePad
 	// cellsAt writes a row's cells right-aligned in their columns.
 	cellsAt := func(y vg.Length, cells []string, col color.Color) {
-		x := left + thumb + tableColGap/2 + nameW
+		x := left + thumb + tableColGap/2 + nameW + tableNameGap
 		s := sty
 		s.XAlign, s.Color = draw.XRight, col
 		for i, w := range colW {
