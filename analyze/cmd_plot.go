@@ -76,7 +76,7 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		var f *plot.Figure
 		var sentences []string
 		if drift {
-			f, sentences, _, err = figures.Drift(d, m, fc.window, opts...)
+			f, sentences, _, err = figures.Drift(d, m, fc.windowFor(d.Span()), opts...)
 		} else {
 			f, sentences, err = figures.ECDF(d, m, fc.marks, fc.ecdfOptions(opts)...)
 		}

@@ -156,7 +156,11 @@ func trendSection(m *report.Metric, d *model.Data, sm result.Metric, c reportCon
 		m.Diagnosis = append(m.Diagnosis, g.Tail.Sentence)
 		series = append(series, figures.Series(s.Group, s.Trend.Sorted(), c.fig.marks))
 	}
-	ecdf, err := plot.ECDF(series, c.fig.ecdfOptions(opts)...)
+	fc := c.fig
+	long, ratio := figures.LongTail(d, m.Name)
+	autoLog := !fc.logSet && long
+	fc.logX = fc.logX || autoLog
+	ecdf, err := plot.ECDF(series, fc.ecdfOptions(opts)...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", m.Name, err)
 	}
@@ -165,16 +169,22 @@ func trendSection(m *report.Metric, d *model.Data, sm result.Metric, c reportCon
 	if len(series) > 1 {
 		caption += ", one curve per group"
 	}
+	if autoLog {
+		caption += fmt.Sprintf("; log value axis, as the tail is long (max is %.0f× P50, over %d×; --log=false draws it linear)", ratio, figures.LongTailRatio)
+	}
 	m.Figures = append(m.Figures, report.Figure{File: figures.File(m.Name, "ecdf"), Caption: caption, Fig: ecdf})
 
-	width := c.fig.window
+	width := c.fig.windowFor(d.Span())
 	drift, sentences, windows, err := figures.Drift(d, m.Name, width, opts...)
 	if err != nil {
 		return err
 	}
 	m.Drift = sentences
-	m.Figures = append(m.Figures, report.Figure{File: figures.File(m.Name, "drift"),
-		Caption: fmt.Sprintf("P50 and P99 of %s per %s window over the run", m.Name, width), Fig: drift})
+	caption = fmt.Sprintf("P50 and P99 of %s per %s window over the run", m.Name, width)
+	if width != c.fig.window {
+		caption += fmt.Sprintf(" (chosen from the run's %s, shorter than %d × %s; --window sets it)", d.Span().Round(time.Millisecond), figures.MinWindows, c.fig.window)
+	}
+	m.Figures = append(m.Figures, report.Figure{File: figures.File(m.Name, "drift"), Caption: caption, Fig: drift})
 	for _, g := range sm.Groups {
 		for _, w := range windows[g.Label] {
 			if w.N == 0 {

@@ -140,3 +140,41 @@ func TestReportShowsSummaryWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCommandDefaults checks the report's choices without --log and
+// --window: a log ECDF axis when the tail is long (and a caption saying so),
+// a linear one when --log=false is given; a drift window chosen from a run
+// shorter than six default windows.
+func TestReportCommandDefaults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "run.json")
+	// 3,000 requests 10 ms apart: a 30 s run; σ = 1.2: max/P50 is about 50.
+	writeK6JSON(t, in, 3000, lognormalGen(9, 6, 1.2, 1))
+	for _, tc := range []struct {
+		args    []string
+		logAxis bool
+		chosen  string // the chosen window's caption, "" for none
+	}{
+		{nil, true, "per 2s window over the run (chosen from the run's "},
+		{[]string{"--log=false"}, false, "per 2s window over the run (chosen"},
+		{[]string{"--window", "10s"}, true, ""},
+	} {
+		out := filepath.Join(dir, strings.Join(tc.args, ""))
+		code, _, stderr := run(t, nil, append([]string{"report", in, "--metric", "llm_ttft", "-o", out + "x"}, tc.args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out+"x", "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := html.UnescapeString(string(b))
+		if got := strings.Contains(page, "log value axis, as the tail is long (max is "); got != tc.logAxis {
+			t.Errorf("%v: caption says the axis is log: %v, want %v", tc.args, got, tc.logAxis)
+		}
+		if got := strings.Contains(page, "chosen from the run's"); got != (tc.chosen != "") || tc.chosen != "" && !strings.Contains(page, tc.chosen) {
+			t.Errorf("%v: the drift caption does not say %q", tc.args, tc.chosen)
+		}
+	}
+}

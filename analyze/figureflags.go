@@ -8,12 +8,13 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 )
 
 // figureFlags are the drawing choices plot and report share.
 type figureFlags struct {
-	logX   bool
+	logX   setBool
 	band   bool
 	marks  listFlag
 	size   string
@@ -21,11 +22,11 @@ type figureFlags struct {
 }
 
 func (f *figureFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&f.logX, "log", false, "draw the value axis of the ECDF on a log scale")
+	fs.Var(&f.logX, "log", "draw the value axis of the ECDF on a log scale (report: default on when a group's max is over 10× its P50; --log=false keeps it linear)")
 	fs.BoolVar(&f.band, "band", false, "shade each ECDF's 95% Dvoretzky–Kiefer–Wolfowitz confidence band")
 	fs.Var(&f.marks, "marks", "percentiles to mark on each ECDF, comma-separated (default 50,90,99)")
 	fs.StringVar(&f.size, "size", "1080x660", "figure size `WxH` in pixels (PNG at 120 dpi; SVG the same size in points ×0.6)")
-	fs.Var(&f.window, "window", "time window of the drift view, e.g. 10s (default 10s)")
+	fs.Var(&f.window, "window", "time window of the drift view, e.g. 10s (default 10s; a run shorter than 60s gets a window giving 10 or more)")
 }
 
 // figureDPI is the resolution of PNG figures: --size is in pixels at it.
@@ -41,11 +42,36 @@ type figureConfig struct {
 	window time.Duration
 	logX   bool
 	band   bool
+	// windowSet and logSet say whether --window and --log were given.
+	windowSet, logSet bool
+}
+
+// setBool is a boolean flag that remembers whether it was given.
+type setBool struct{ v, set bool }
+
+func (b *setBool) String() string   { return strconv.FormatBool(b.v) }
+func (b *setBool) IsBoolFlag() bool { return true }
+func (b *setBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.v, b.set = v, true
+	return nil
+}
+
+// windowFor is the drift window for a run of the given span: --window, else
+// one chosen from the span (figures.Window).
+func (c figureConfig) windowFor(span time.Duration) time.Duration {
+	if c.windowSet {
+		return c.window
+	}
+	return figures.Window(span, c.window)
 }
 
 // config validates the flags.
 func (f *figureFlags) config() (figureConfig, error) {
-	c := figureConfig{logX: f.logX, band: f.band, window: defaultWindow}
+	c := figureConfig{logX: f.logX.v, logSet: f.logX.set, band: f.band, window: defaultWindow, windowSet: f.window.set}
 	if f.window.set {
 		if f.window.d <= 0 {
 			return c, usagef("--window %s: want a positive duration such as 10s", f.window.d)

@@ -97,3 +97,44 @@ func File(metric, kind string) string {
 	}, metric)
 	return safe + "-" + kind + ".png"
 }
+
+// MinWindows is the fewest windows a drift figure should have: a run shorter
+// than MinWindows default windows gets a window chosen from its length.
+const MinWindows = 6
+
+// Window is the drift window for a run of the given span when none is asked
+// for: def when the span holds MinWindows of it, else the largest of 1, 2,
+// 5 × 10ᵏ ms that cuts the span into at least 10 windows (1 ms at least).
+// An 11 s run gets 1 s windows, a 30 s run 2 s, a 59 s run 5 s.
+func Window(span, def time.Duration) time.Duration {
+	if span <= 0 || span >= MinWindows*def {
+		return def
+	}
+	w := time.Millisecond
+	for k := time.Millisecond; k <= def; k *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			if c := m * k; c <= def && span/c >= 10 {
+				w = c
+			}
+		}
+	}
+	return w
+}
+
+// LongTail reports whether a metric's ECDF is better read on a log value
+// axis: some group's largest value is more than LongTailRatio times its
+// median (k6's), so that on a linear axis the bulk of the curve is squashed
+// into the left fraction of the figure. It returns that ratio.
+func LongTail(d *model.Data, metric string) (bool, float64) {
+	worst := 0.0
+	for _, s := range d.Series(metric) {
+		v := s.Trend.Sorted()
+		if p50, ok := stats.Percentile(v, 50); ok && p50 > 0 && len(v) > 0 {
+			worst = max(worst, v[len(v)-1]/p50)
+		}
+	}
+	return worst > LongTailRatio, worst
+}
+
+// LongTailRatio is the max/P50 ratio above which LongTail holds.
+const LongTailRatio = 10

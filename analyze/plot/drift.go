@@ -81,6 +81,11 @@ func Drift(series []DriftSeries, opts ...Option) (*Figure, error) {
 	if drawn == 0 {
 		return nil, ErrNoData
 	}
+	nx, ny := min(maxLinearLabels, maxLabels(o.width)), min(maxLinearLabels, maxLabels(o.height))
+	p.X.Min, p.X.Max = widenRound(p.X.Min, p.X.Max, nx)
+	p.Y.Min, p.Y.Max = widenRound(p.Y.Min, p.Y.Max, ny)
+	p.X.Tick.Marker = roundTicks{maxN: nx}
+	p.Y.Tick.Marker = roundTicks{maxN: ny}
 	return &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}, nil
 }
 

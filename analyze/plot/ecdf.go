@@ -54,44 +54,86 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 	p.Legend.XOffs = -vg.Points(6)
 
 	f := &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}
-	var labels []markLabel
+	m := &marks{}
+	if marked(series) >= 2 {
+		m.table = &valueTable{}
+	}
 	var lines []*plotter.Line
-	var legend []string
 	for i, s := range series {
 		line, err := f.ecdfCurve(s, i, o)
 		if err != nil {
 			return nil, err
 		}
 		lines = append(lines, line)
-		col, _ := seriesStyle(i)
-		for _, m := range s.Marks {
-			if o.logX && m.Value <= 0 {
-				f.Notes = append(f.Notes, fmt.Sprintf("%s: %s = %s is ≤ 0 and is not marked on the log axis", s.Name, m.Name, numfmt.Sig4Unit(m.Value, o.unit)))
-				continue
-			}
-			labels = append(labels, markLabel{Mark: m, color: col, series: i,
-				text: m.Name + " " + numfmt.Sig4Unit(m.Value, o.unit)})
-		}
+		ls := f.markLabels(s, i, o)
+		m.labels = append(m.labels, ls...)
 		label := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(len(s.Sorted))))
 		if s.Name == "" {
 			label = fmt.Sprintf("n=%s", numfmt.Thousands(int64(len(s.Sorted))))
 		}
-		p.Legend.Add(label, line)
-		legend = append(legend, label)
+		if m.table != nil {
+			col, dashes := seriesStyle(i)
+			m.table.add(label, col, dashes, ls)
+		} else {
+			p.Legend.Add(label, line)
+			m.legend = append(m.legend, label)
+		}
 	}
 	for _, l := range lines {
 		p.Add(l)
 	}
-	if len(labels) > 0 {
-		p.Add(&marks{labels: labels, legend: legend})
+	for _, l := range m.labels {
+		if l.P-l.height > offRule {
+			m.note = ruleNote
+		}
+	}
+	if len(m.labels) > 0 || m.table != nil {
+		p.Add(m)
 	}
 	if o.logX {
 		ax := newLogAxis(p.X.Min, p.X.Max, maxLabels(o.width))
 		p.X.Scale = plot.LogScale{}
 		p.X.Min, p.X.Max = ax.lo, ax.hi
 		p.X.Tick.Marker = ax
+	} else {
+		n := min(maxLinearLabels, maxLabels(o.width))
+		p.X.Min, p.X.Max = widenRound(p.X.Min, p.X.Max, n)
+		p.X.Tick.Marker = roundTicks{maxN: n}
 	}
 	return f, nil
+}
+
+// marked counts the series with marks.
+func marked(series []Series) int {
+	n := 0
+	for _, s := range series {
+		if len(s.Marks) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// markLabels are the i-th series' marks as drawn: each at the ECDF's height
+// at its value, labelled with its value; on a log axis a mark ≤ 0 is left
+// out with a note.
+func (f *Figure) markLabels(s Series, i int, o options) []markLabel {
+	col, _ := seriesStyle(i)
+	var out []markLabel
+	for _, m := range s.Marks {
+		if o.logX && m.Value <= 0 {
+			f.Notes = append(f.Notes, fmt.Sprintf("%s: %s = %s is ≤ 0 and is not marked on the log axis", s.Name, m.Name, numfmt.Sig4Unit(m.Value, o.unit)))
+			continue
+		}
+		out = append(out, markLabel{Mark: m, color: col, series: i, height: shareAtMost(s.Sorted, m.Value),
+			value: numfmt.Sig4Unit(m.Value, o.unit), text: m.Name + " " + numfmt.Sig4Unit(m.Value, o.unit)})
+	}
+	return out
+}
+
+// shareAtMost is the ECDF of sorted at v: the share of samples ≤ v.
+func shareAtMost(sorted []float64, v float64) float64 {
+	return float64(sort.Search(len(sorted), func(i int) bool { return sorted[i] > v })) / float64(len(sorted))
 }
 
 // ecdfTitle is the figure's title: the option's, or the metric's and the

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -13,21 +14,39 @@ import (
 // markLabel is one percentile marker of one curve.
 type markLabel struct {
 	Mark
+	// height is the ECDF's height at Value, where the curve is: k6's
+	// percentile interpolates between two samples, on the flat step of the
+	// curve between them, which with few samples is below P.
+	height float64
 	color  color.RGBA
 	series int
-	text   string
+	value  string // the value with its unit: 1622 ms
+	text   string // the label: P99 1622 ms
 }
 
 // marks draws the percentile markers of every curve: a dashed vertical line
-// from the axis to the curve at the percentile's value, a dot where it meets
-// the curve, and a label placed right of and below the dot (the ECDF is above
-// and left of that corner) unless it would overlap an earlier label or leave
-// the canvas.
+// from the axis up to the curve at the percentile's value and a dot where it
+// meets the curve. With one curve each dot is labelled with its value, placed
+// where no other label, the legend or the note lies; with several, the
+// values go into table, the legend, which names the curves too.
 type marks struct {
 	labels []markLabel
 	// legend are the legend's entries: the labels keep clear of it.
 	legend []string
+	// table, when not nil, holds the values instead of labels.
+	table *valueTable
+	// note, when not empty, says how the marks are placed (see ruleNote),
+	// in the top left corner.
+	note string
 }
+
+// ruleNote is the note drawn when a dot lies visibly below its percentile's
+// height: it names the rule that puts it there.
+const ruleNote = "dots: k6's p(N), linear between samples at rank N%·(n−1), on the step curve"
+
+// offRule is how far below P (in ECDF height) a dot may be before ruleNote
+// is drawn: about a pixel and a half at the default size.
+const offRule = 0.005
 
 // Marker drawing style.
 var (
@@ -52,46 +71,103 @@ func (m *marks) Plot(c draw.Canvas, plt *plot.Plot) {
 		YAlign:  draw.YTop,
 	}
 	var placed []vg.Rectangle
-	if r, ok := legendRect(plt.Legend, m.legend, c.Rectangle); ok {
+	if r, ok := legendRect(plt.Legend, m.legend, c.Rectangle); ok && m.table == nil {
 		placed = append(placed, r)
+	}
+	if m.table != nil {
+		placed = append(placed, m.table.draw(c, plt))
+	}
+	if m.note != "" {
+		inset := labelPad + vg.Points(4)
+		note := wrap(m.note, c.Max.X-c.Min.X-2*inset, sty.Width)
+		top, left := c.Max.Y-inset, c.Min.X+inset
+		r := vg.Rectangle{Min: vg.Point{X: left, Y: top - sty.Height(note) - labelSpacing}, Max: vg.Point{X: left + sty.Width(note), Y: top}}
+		placed = append(placed, r)
+		sty.Color = color.Black
+		drawLabel(c, sty, r, note)
 	}
 	for _, l := range m.labels {
-		x, y := trX(l.Value), trY(l.P)
+		x, y := trX(l.Value), trY(l.height)
 		c.StrokeLine2(draw.LineStyle{Color: l.color, Width: markLineWidth, Dashes: markDashes}, x, trY(0), x, y)
 		c.DrawGlyph(draw.GlyphStyle{Color: l.color, Radius: markRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: y})
-
-		w, h := sty.Width(l.text), sty.Height(l.text)+labelSpacing
-		gap := markRadius + vg.Points(2)
-		pad := labelPad
-		box := func(left, top vg.Length) vg.Rectangle {
-			return vg.Rectangle{Min: vg.Point{X: left, Y: top - h}, Max: vg.Point{X: left + w, Y: top}}
+		if m.table != nil {
+			continue
 		}
-		// Below the dot, right of its line, else left of it, stepping down
-		// while the place is taken; a place must lie wholly inside the
-		// plot area. Failing all, the first place moved inside.
-		var r vg.Rectangle
-		found := false
-		for step := 0; step < 8 && !found; step++ {
-			top := y - gap - vg.Length(step)*h
-			for _, left := range []vg.Length{x + gap, x - gap - w} {
-				r = box(left, top)
-				if inside(r, c.Rectangle, pad) && !overlapsAny(r, placed) {
-					found = true
-					break
-				}
+		r := placeLabel(vg.Point{X: x, Y: y}, sty.Width(l.text), sty.Height(l.text)+labelSpacing, c.Rectangle, placed)
+		placed = append(placed, r)
+		sty.Color = darken(l.color)
+		drawLabel(c, sty, r, l.text)
+	}
+}
+
+// placeLabel finds a place for a w×h label of the dot at p: below the dot,
+// right of its line, else left of it, stepping down while the place is
+// taken; else above the dot and left of its line (the ECDF is up and right
+// of the dot, and below and left of it), stepping up; else the free place
+// nearest the dot on a grid over bounds. A place lies wholly inside bounds,
+// its box (grown by labelPad) clear of the boxes taken. Failing all, the
+// first place moved inside.
+func placeLabel(p vg.Point, w, h vg.Length, bounds vg.Rectangle, taken []vg.Rectangle) vg.Rectangle {
+	gap := markRadius + vg.Points(2)
+	box := func(left, top vg.Length) vg.Rectangle {
+		return vg.Rectangle{Min: vg.Point{X: left, Y: top - h}, Max: vg.Point{X: left + w, Y: top}}
+	}
+	free := func(r vg.Rectangle) bool {
+		grown := vg.Rectangle{Min: vg.Point{X: r.Min.X - 2*labelPad, Y: r.Min.Y - 2*labelPad}, Max: vg.Point{X: r.Max.X + 2*labelPad, Y: r.Max.Y + 2*labelPad}}
+		return inside(r, bounds, labelPad) && !overlapsAny(grown, taken)
+	}
+	for step := 0; step < 8; step++ {
+		top := p.Y - gap - vg.Length(step)*h
+		for _, left := range []vg.Length{p.X + gap, p.X - gap - w} {
+			if r := box(left, top); free(r) {
+				return r
 			}
 		}
-		if !found {
-			r = clampRect(box(x+gap, y-gap), c.Rectangle, pad)
-		}
-		placed = append(placed, r)
-		c.FillPolygon(labelBoxColor, []vg.Point{
-			{X: r.Min.X - pad, Y: r.Min.Y - pad}, {X: r.Max.X + pad, Y: r.Min.Y - pad},
-			{X: r.Max.X + pad, Y: r.Max.Y + pad}, {X: r.Min.X - pad, Y: r.Max.Y + pad},
-		})
-		sty.Color = darken(l.color)
-		c.FillText(sty, vg.Point{X: r.Min.X, Y: r.Max.Y}, l.text)
 	}
+	for step := 0; step < 8; step++ {
+		if r := box(p.X-gap-w, p.Y+gap+vg.Length(step+1)*h); free(r) {
+			return r
+		}
+	}
+	best, bestD, found := vg.Rectangle{}, vg.Length(0), false
+	for top := bounds.Max.Y - labelPad; top-h >= bounds.Min.Y+labelPad; top -= h / 2 {
+		for left := bounds.Min.X + labelPad; left+w <= bounds.Max.X-labelPad; left += w / 4 {
+			r := box(left, top)
+			dx, dy := left+w/2-p.X, top-h/2-p.Y
+			if d := dx*dx + dy*dy; free(r) && (!found || d < bestD) {
+				best, bestD, found = r, d, true
+			}
+		}
+	}
+	if found {
+		return best
+	}
+	return clampRect(box(p.X+gap, p.Y-gap), bounds, labelPad)
+}
+
+// wrap breaks s into lines no wider than w where it can (at spaces).
+func wrap(s string, w vg.Length, width func(string) vg.Length) string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && width(line+" "+word) > w {
+			lines = append(lines, line)
+			line = word
+			continue
+		}
+		line = strings.TrimPrefix(line+" "+word, " ")
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// drawLabel draws text in r on its translucent white box.
+func drawLabel(c draw.Canvas, sty text.Style, r vg.Rectangle, s string) {
+	pad := labelPad
+	c.FillPolygon(labelBoxColor, []vg.Point{
+		{X: r.Min.X - pad, Y: r.Min.Y - pad}, {X: r.Max.X + pad, Y: r.Min.Y - pad},
+		{X: r.Max.X + pad, Y: r.Max.Y + pad}, {X: r.Min.X - pad, Y: r.Max.Y + pad},
+	})
+	c.FillText(sty, vg.Point{X: r.Min.X, Y: r.Max.Y}, s)
 }
 
 // DataRange implements plot.DataRanger so that every marker is on the axes.

@@ -177,16 +177,21 @@ func TestECDFSVGStructure(t *testing.T) {
 				}
 				for j, m := range s.Marks {
 					mp := markers[j].pts
-					wantX := trX(m.Value)
+					wantX, wantY := trX(m.Value), trY(shareAtMost(s.Sorted, m.Value))
 					if len(mp) != 2 || !closeTo(mp[0][0], wantX, tol) || !closeTo(mp[1][0], wantX, tol) ||
-						!closeTo(mp[0][1], trY(0), tol) || !closeTo(mp[1][1], trY(m.P), tol) {
-						t.Errorf("%s %s: marker %v, want a vertical line at x=%.5g from y=%.5g to %.5g", s.Name, m.Name, mp, wantX, trY(0), trY(m.P))
+						!closeTo(mp[0][1], trY(0), tol) || !closeTo(mp[1][1], wantY, tol) {
+						t.Errorf("%s %s: marker %v, want a vertical line at x=%.5g from y=%.5g to %.5g", s.Name, m.Name, mp, wantX, trY(0), wantY)
 					}
-					// The curve passes through the marker's top: the marked
-					// value is a corner of the curve at its ECDF height.
-					label := m.Name + " " + numfmt.Sig4Unit(m.Value, "ms")
-					if n := count(texts, label); n != 1 {
-						t.Errorf("%s: label %q appears %d times, want once", s.Name, label, n)
+					if !onCurve(pts, mp[1], tol) {
+						t.Errorf("%s %s: the marker's top %v is not on the curve", s.Name, m.Name, mp[1])
+					}
+					// Several curves: the values are in the legend table,
+					// under a header naming the marks.
+					if n := count(texts, numfmt.Sig4Unit(m.Value, "ms")); n != 1 {
+						t.Errorf("%s: value %q appears %d times, want once", s.Name, numfmt.Sig4Unit(m.Value, "ms"), n)
+					}
+					if n := count(texts, m.Name); n != 1 {
+						t.Errorf("table header %q appears %d times, want once", m.Name, n)
 					}
 				}
 				legend := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(len(s.Sorted))))
@@ -205,6 +210,19 @@ func TestECDFSVGStructure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// onCurve reports whether pt lies on one of the segments of the polyline
+// pts (horizontal or vertical), within tol.
+func onCurve(pts [][2]float64, pt [2]float64, tol float64) bool {
+	for j := 1; j < len(pts); j++ {
+		a, b := pts[j-1], pts[j]
+		if pt[0] >= min(a[0], b[0])-tol && pt[0] <= max(a[0], b[0])+tol &&
+			pt[1] >= min(a[1], b[1])-tol && pt[1] <= max(a[1], b[1])+tol {
+			return true
+		}
+	}
+	return false
 }
 
 func count(ss []string, s string) int {
@@ -313,5 +331,54 @@ func TestECDFBadInput(t *testing.T) {
 	}
 	if _, err := ECDF([]Series{{Name: "a", Sorted: []float64{1}}}, Band(1.5)); err == nil {
 		t.Error("band level 1.5 accepted")
+	}
+}
+
+// TestECDFLegendTable draws five curves of few samples with close
+// percentiles: their values go into one legend table, inside the plot area,
+// each once, and no label box is drawn beside the dots (where they would
+// collide).
+func TestECDFLegendTable(t *testing.T) {
+	t.Parallel()
+	var series []Series
+	for g := range 5 {
+		v := lognormal(uint64(30+g), 30, 5.2+0.02*float64(g), 0.3)
+		var ms []Mark
+		for _, p := range []float64{0.5, 0.9, 0.99} {
+			ms = append(ms, Mark{Name: fmt.Sprintf("P%g", 100*p), P: p, Value: testPercentile(v, p)})
+		}
+		series = append(series, Series{Name: fmt.Sprintf("g%d", g), Sorted: v, Marks: ms})
+	}
+	f, svg := drawSVG(t, series)
+	trX, trY := transforms(f)
+	x0, x1, y0, y1 := trX(f.Plot.X.Min), trX(f.Plot.X.Max), trY(0), trY(1)
+	tables := 0
+	for _, p := range parseSVGPaths(t, svg) {
+		switch {
+		case strings.Contains(p.style, fmt.Sprintf("fill:%s;fill-opacity:%.5g", svgColor(tableBoxColor), float64(tableBoxColor.A)/255)):
+			tables++
+			for _, pt := range p.pts {
+				if pt[0] < x0 || pt[0] > x1 || pt[1] < y0 || pt[1] > y1 {
+					t.Errorf("table corner %v outside the plot area", pt)
+				}
+			}
+		}
+	}
+	texts := svgTexts(svg)
+	if tables != 1 {
+		t.Errorf("%d legend tables, want 1", tables)
+	}
+	if !strings.Contains(strings.Join(texts, " "), "p(N), linear between samples") {
+		t.Error("no note names k6's rule though the dots are below their percentiles")
+	}
+	for _, s := range series {
+		for _, m := range s.Marks {
+			if strings.Contains(strings.Join(texts, "|"), m.Name+" "+numfmt.Sig4Unit(m.Value, "ms")) {
+				t.Errorf("%s: a label %s beside its dot", s.Name, m.Name)
+			}
+			if count(texts, numfmt.Sig4Unit(m.Value, "ms")) < 1 {
+				t.Errorf("%s: %s's value is not in the table", s.Name, m.Name)
+			}
+		}
 	}
 }

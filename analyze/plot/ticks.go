@@ -3,6 +3,7 @@ package plot
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -46,13 +47,14 @@ func maxLabels(length vg.Length) int {
 // (1, 3 × 10ᵏ, then powers of ten, then every other power, …) when there
 // would be more; every 1–9 × 10ᵏ when there would be fewer, if that gives
 // more within maxLabels; and, when neither gives 3 (the data span less than
-// about half a decade), gonum's linear DefaultTicks. There are never fewer
+// about half a decade), linear labels at a round step (roundTicks). There are never fewer
 // than 3 labels: a sparser set that would give fewer is not taken, even when
 // the labels then exceed maxLabels. Unlabelled ticks mark every 1–9 × 10ᵏ.
 type logAxis struct {
 	lo, hi float64
 	set    []float64 // labelled mantissas; nil: linear labels
 	every  int       // label every every-th power of ten (thinned powers)
+	maxN   int       // room for labels, for the linear labels
 }
 
 // newLogAxis chooses the labels for data from lo to hi (0 < lo ≤ hi) on an
@@ -96,7 +98,7 @@ func newLogAxis(lo, hi float64, maxN int) logAxis {
 		if n < minLogLabels {
 			// Linear labels, over the range every 1–9 × 10ᵏ gives
 			// (never a single value).
-			return logAxis{lo: dense.lo, hi: dense.hi}
+			return logAxis{lo: dense.lo, hi: dense.hi, maxN: maxN}
 		}
 	}
 	return a
@@ -180,7 +182,7 @@ func (a logAxis) Ticks(lo, hi float64) []plot.Tick {
 		return nil
 	}
 	if a.set == nil {
-		return plot.DefaultTicks{}.Ticks(lo, hi)
+		return roundTicks{maxN: a.maxN}.Ticks(lo, hi)
 	}
 	var ts []plot.Tick
 	dense := math.Log10(hi/lo) <= 6 // beyond, minor ticks only at labels' decades
@@ -199,4 +201,90 @@ func (a logAxis) Ticks(lo, hi float64) []plot.Tick {
 // formatTick writes m·10ᵉ without an exponent or rounding noise: 0.3, 20, 5000.
 func formatTick(m float64, e int) string {
 	return strconv.FormatFloat(m*math.Pow10(e), 'f', max(0, -e), 64)
+}
+
+// Linear axes are labelled at the multiples of a round step, 1, 2 or 5 ×
+// 10ᵏ: from minLinearLabels labels up to maxLinearLabels (fewer when the
+// axis is short, see maxLabels).
+const (
+	minLinearLabels = 4
+	maxLinearLabels = 8
+)
+
+// roundTicks is the Ticker of a linear axis: labels at the multiples of the
+// largest 1-2-5 step that gives at least minLinearLabels of them between lo
+// and hi (the next larger step when that gives more than maxN and the larger
+// still gives 3), written with no more decimals than the step has, and
+// unlabelled minor ticks at a fifth of the step (a quarter of a 2 step).
+// Other plotters of this package use it for every linear value or time
+// axis; widenRound makes such an axis start and end at a label.
+type roundTicks struct {
+	maxN int // the most labels the axis has room for (maxLabels)
+}
+
+// Ticks implements plot.Ticker.
+func (r roundTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil
+	}
+	step, m := roundStep(lo, hi, r.maxN)
+	minor := step / 5
+	if m == 2 {
+		minor = step / 4
+	}
+	decimals := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	var ts []plot.Tick
+	for i := math.Ceil(lo/minor - 1e-9); i <= math.Floor(hi/minor+1e-9); i++ {
+		v := i * minor
+		t := plot.Tick{Value: v}
+		if k := v / step; math.Abs(k-math.Round(k)) < 1e-6 {
+			t.Value = math.Round(k) * step
+			t.Label = strconv.FormatFloat(t.Value, 'f', decimals, 64)
+			if strings.Contains(t.Label, ".") {
+				t.Label = strings.TrimRight(strings.TrimRight(t.Label, "0"), ".")
+			}
+			if t.Label == "-0" {
+				t.Label = "0"
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// roundStep is the label step of a linear axis from lo to hi (lo < hi) with
+// room for maxN labels, and its mantissa (1, 2 or 5).
+func roundStep(lo, hi float64, maxN int) (step float64, mantissa float64) {
+	count := func(s float64) int {
+		return int(math.Floor(hi/s+1e-9) - math.Ceil(lo/s-1e-9) + 1)
+	}
+	e := int(math.Floor(math.Log10(hi-lo))) - 2
+	step, mantissa = 1, 1
+	for ; ; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			s := m * math.Pow10(e)
+			if count(s) < minLinearLabels {
+				if count(step) > maxN && count(s) >= minLogLabels {
+					return s, m
+				}
+				return step, mantissa
+			}
+			step, mantissa = s, m
+		}
+	}
+}
+
+// widenRound widens lo–hi to the multiples of its label step around it, so
+// that the axis starts and ends at a label; a bound at 0 stays there.
+func widenRound(lo, hi float64, maxN int) (float64, float64) {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return lo, hi
+	}
+	step, _ := roundStep(lo, hi, maxN)
+	wl, wh := math.Floor(lo/step+1e-9)*step, math.Ceil(hi/step-1e-9)*step
+	// The wider axis may take a larger step: widen once more to it.
+	if s2, _ := roundStep(wl, wh, maxN); s2 != step {
+		wl, wh = math.Floor(lo/s2+1e-9)*s2, math.Ceil(hi/s2-1e-9)*s2
+	}
+	return wl, wh
 }

@@ -100,20 +100,41 @@ func TestECDFLogAxisAndLabelsInside(t *testing.T) {
 				f, svg := drawSVG(t, []Series{{Name: "a", Sorted: v, Marks: marks}}, LogX(logX), Size(size[0], size[1]))
 				trX, trY := transforms(f)
 				x0, x1, y0, y1 := trX(f.Plot.X.Min), trX(f.Plot.X.Max), trY(0), trY(1)
-				boxes := 0
+				var boxes [][2][2]float64 // min and max corners
 				for _, p := range parseSVGPaths(t, svg) {
 					if !strings.Contains(p.style, labelBox) {
 						continue
 					}
-					boxes++
+					b := [2][2]float64{{math.Inf(1), math.Inf(1)}, {math.Inf(-1), math.Inf(-1)}}
 					for _, pt := range p.pts {
 						if pt[0] < x0-0.01 || pt[0] > x1+0.01 || pt[1] < y0-0.01 || pt[1] > y1+0.01 {
 							t.Errorf("%s: a label box corner %v lies outside the plot area x %.2f–%.2f, y %.2f–%.2f", name, pt, x0, x1, y0, y1)
 						}
+						b[0] = [2]float64{min(b[0][0], pt[0]), min(b[0][1], pt[1])}
+						b[1] = [2]float64{max(b[1][0], pt[0]), max(b[1][1], pt[1])}
 					}
+					for _, o := range boxes {
+						if b[0][0] < o[1][0] && o[0][0] < b[1][0] && b[0][1] < o[1][1] && o[0][1] < b[1][1] {
+							t.Errorf("%s: label boxes %v and %v intersect", name, b, o)
+						}
+					}
+					boxes = append(boxes, b)
 				}
-				if boxes != len(marks) {
-					t.Errorf("%s: %d label boxes, want %d", name, boxes, len(marks))
+				// A dot below its percentile's height (few samples) comes
+				// with a note naming k6's rule, in a box of its own.
+				off := false
+				for _, m := range marks {
+					off = off || m.P-shareAtMost(v, m.Value) > offRule
+				}
+				want := len(marks)
+				if off {
+					want++
+				}
+				if len(boxes) != want {
+					t.Errorf("%s: %d label boxes, want %d (note: %v)", name, len(boxes), want, off)
+				}
+				if got := strings.Contains(strings.Join(svgTexts(svg), " "), "p(N), linear between samples"); got != off {
+					t.Errorf("%s: the rule's note is drawn: %v, want %v", name, got, off)
 				}
 				if logX {
 					if n := axisLabels(svg); n < minLogLabels {
@@ -139,4 +160,52 @@ func axisLabels(svg []byte) int {
 		n++
 	}
 	return n
+}
+
+// TestRoundTicks checks linear axes: labels at multiples of a 1, 2 or 5 ×
+// 10ᵏ step, 4 to 8 of them at the default size, written without decimals
+// the step does not have, and an axis widened to start and end at labels.
+func TestRoundTicks(t *testing.T) {
+	t.Parallel()
+	maxN := min(maxLinearLabels, maxLabels(DefaultWidth))
+	for _, r := range [][2]float64{
+		{75, 275}, {0, 250}, {0, 11}, {107.9, 3826.8}, {0, 2530}, {0.0123, 0.456},
+		{-3, 7}, {0.5, 19.9}, {1e6, 1.3e6}, {610, 690}, {0, 1}, {12, 13},
+	} {
+		lo, hi := widenRound(r[0], r[1], maxN)
+		if lo > r[0] || hi < r[1] {
+			t.Errorf("%v: widened to %g–%g, which does not hold it", r, lo, hi)
+		}
+		var vals []float64
+		for _, tk := range (roundTicks{maxN: maxN}).Ticks(lo, hi) {
+			if tk.Label == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(tk.Label, 64)
+			if err != nil || math.Abs(v-tk.Value) > 1e-9*max(1, math.Abs(v)) {
+				t.Fatalf("%v: label %q at %v", r, tk.Label, tk.Value)
+			}
+			if strings.Contains(tk.Label, ".") && strings.HasSuffix(tk.Label, "0") {
+				t.Errorf("%v: label %q has a useless decimal", r, tk.Label)
+			}
+			vals = append(vals, v)
+		}
+		if len(vals) < minLinearLabels || len(vals) > maxN {
+			t.Errorf("%v: %d labels %v, want %d to %d", r, len(vals), vals, minLinearLabels, maxN)
+			continue
+		}
+		step := vals[1] - vals[0]
+		m := step / math.Pow10(int(math.Floor(math.Log10(step)+1e-9)))
+		if !slices.ContainsFunc([]float64{1, 2, 5}, func(x float64) bool { return math.Abs(x-m) < 1e-6 }) {
+			t.Errorf("%v: step %g is not 1, 2 or 5 × 10ᵏ (labels %v)", r, step, vals)
+		}
+		for i, v := range vals {
+			if k := v / step; math.Abs(k-math.Round(k)) > 1e-6 || i > 0 && math.Abs(v-vals[i-1]-step) > 1e-9*step*10 {
+				t.Errorf("%v: label %g is not a multiple of the step %g", r, v, step)
+			}
+		}
+		if math.Abs(vals[0]-lo) > 1e-9*step || math.Abs(vals[len(vals)-1]-hi) > 1e-9*step {
+			t.Errorf("%v: axis %g–%g does not start and end at a label (%v)", r, lo, hi, vals)
+		}
+	}
 }

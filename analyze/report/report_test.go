@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"html/template"
 	"image"
 	"image/png"
 	"math"
@@ -129,6 +130,14 @@ func TestWriteReport(t *testing.T) {
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Each diagnosis sentence once, in the Diagnosis section.
+	for _, m := range r.Metrics {
+		for _, s := range append(append([]string(nil), m.Diagnosis...), m.Drift...) {
+			if n := strings.Count(page, template.HTMLEscapeString(s)); n != 1 {
+				t.Errorf("sentence %q appears %d times, want once", s, n)
+			}
 		}
 	}
 	// Self-contained: no script, no stylesheet or image to fetch, no URL
