@@ -54,6 +54,9 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if c := sopts.Confidence; !(c > 0 && c < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
 	}
+	if err := nonNegative("max-failure-rate", failed); err != nil {
+		return err
+	}
 	fc, err := fig.config()
 	if err != nil {
 		return err

@@ -43,6 +43,12 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if c := opts.Stats.Confidence; !(c > 0 && c < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
 	}
+	if err := nonNegative("max-ci-width", opts.Stats.MaxRelWidth); err != nil {
+		return err
+	}
+	if err := nonNegative("max-failure-rate", opts.MaxFailureRate); err != nil {
+		return err
+	}
 	if len(pcts) > 0 {
 		opts.Stats.Percentiles = nil
 		for _, p := range pcts {
