@@ -85,7 +85,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// emptyLists refuses a list flag given with no value (--percentiles ”):
+// emptyLists refuses a list flag given with no value (an empty --percentiles=):
 // it would silently fall back to the default.
 func emptyLists(fs *flag.FlagSet) error {
 	var err error
