@@ -104,9 +104,9 @@ func kindsText(k map[string]int64) string {
 
 // ChecksOf is the checks' table.
 func ChecksOf(cr *result.CheckReport) *Checks {
-	c := &Checks{Passed: cr.Passed, Failed: cr.Failed}
+	c := &Checks{Passed: cr.Passed, Failed: cr.Failed, Inconclusive: cr.Inconclusive, AllowInconclusive: cr.AllowInconclusive, Total: len(cr.Checks)}
 	for _, r := range cr.Checks {
-		row := CheckRow{Check: r.Check, Passed: r.Passed, Reason: r.Reason}
+		row := CheckRow{Check: r.Check, Passed: r.Passed, Inconclusive: r.Verdict == result.Inconclusive, Reason: r.Reason}
 		if r.Observed != nil {
 			row.Observed = output.Number(*r.Observed)
 			if r.Unit != "" {
