@@ -69,7 +69,7 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	rep := result.Summarize(d, opts)
 	for _, w := range rep.Warnings {
-		if strings.HasPrefix(w, result.FailedMetric) {
+		if strings.HasPrefix(w, result.FailedMetric) || strings.HasPrefix(w, result.ClientLagMetric) {
 			fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
 		}
 	}

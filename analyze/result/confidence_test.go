@@ -116,3 +116,17 @@ func slicesRepeat(v float64, n int) []float64 {
 	}
 	return out
 }
+
+func TestLimitedByLoadGenerator(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		lag, itl float64
+		want     bool
+	}{
+		{0.5, 20, false}, {1.5, 100, true}, {0.5, 4, true}, {0.3, 4, false}, {0.9, math.NaN(), false}, {1.01, -1, true},
+	} {
+		if got, why := LimitedByLoadGenerator(c.lag, c.itl); got != c.want || got == (why == "") {
+			t.Errorf("lag %v, ITL %v: %v %q, want %v", c.lag, c.itl, got, why, c.want)
+		}
+	}
+}

@@ -39,8 +39,14 @@ type Summary struct {
 	Selection  Selection `json:"selection"`
 	Confidence float64   `json:"confidence"`
 	Metrics    []Metric  `json:"metrics"`
-	// Warnings are the notes of every group, and the failure-rate warning, in
-	// one list.
+	// Health is the client path's health per group (llm_client_lag,
+	// llm_itl_zero_gaps), when the inputs have those metrics.
+	Health []Health `json:"client_health,omitempty"`
+	// CacheHits is the cache-hit share of input tokens per group, when the
+	// inputs have llm_cached_input_tokens and llm_input_tokens.
+	CacheHits []CacheHit `json:"cache_hits,omitempty"`
+	// Warnings are the notes of every group, the failure-rate warning and
+	// the load-generator warning, in one list.
 	Warnings []string `json:"warnings"`
 }
 

@@ -78,6 +78,8 @@ func Summarize(d *model.Data, o Options) *Summary {
 		}
 		rep.Metrics = append(rep.Metrics, m)
 	}
+	rep.clientHealth(d)
+	rep.cacheHits(d)
 	return rep
 }
 
