@@ -86,3 +86,27 @@ func TestSummaryClientHealthAndCache(t *testing.T) {
 		t.Error("--metric llm_itl: the token counters were not read, yet a cache share is shown")
 	}
 }
+
+// The report shows the same client health and cache-hit share.
+func TestReportClientHealthAndCache(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "health.json")
+	writeHealthRun(t, path, 400, map[string]func(int) float64{
+		"a": func(int) float64 { return 0.05 },
+		"b": func(i int) float64 { return 0.2 + 0.01*float64(i%100) },
+	})
+	if code, _, errs := run(t, nil, "report", "--by", "model", "-o", filepath.Join(dir, "r"), path); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "r", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"prompt cache (model=a): 60.00% of 400,000 input tokens cached", "llm_client_lag (model=b): lag p99",
+		"results are limited by the load generator"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}

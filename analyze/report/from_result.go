@@ -31,11 +31,12 @@ func InputOf(in result.Input, first, last time.Time) Input {
 }
 
 // SummaryWarnings are the summary's warnings the page shows near the top: the
-// failure rate's (the groups' other notes are shown under their tables).
+// failure rate's and the load generator's (the groups' other notes are shown
+// under their tables).
 func SummaryWarnings(s *result.Summary) []string {
 	var out []string
 	for _, w := range s.Warnings {
-		if strings.HasPrefix(w, result.FailedMetric) {
+		if strings.HasPrefix(w, result.FailedMetric) || strings.HasPrefix(w, result.ClientLagMetric) {
 			out = append(out, w)
 		}
 	}
@@ -130,4 +131,30 @@ func derefInt(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// SummaryHealth is the summary's client health and cache-hit share, one
+// line per group.
+func SummaryHealth(s *result.Summary) []string {
+	var out []string
+	for _, h := range s.Health {
+		line := result.ClientLagMetric + model.GroupSuffix(h.Label) + ":"
+		if h.LagP99 != nil {
+			line += " lag p99 " + numfmt.Sig4(*h.LagP99) + " ms"
+		}
+		if h.ZeroGapShare != nil {
+			line += fmt.Sprintf(", %s of %s ITL gaps exactly 0", numfmt.Percent(*h.ZeroGapShare), numfmt.Thousands(h.Gaps))
+		}
+		if h.Limited {
+			line += " — " + h.Warning
+		}
+		out = append(out, line)
+	}
+	for _, c := range s.CacheHits {
+		if c.Share != nil {
+			out = append(out, fmt.Sprintf("prompt cache%s: %s of %s input tokens cached", model.GroupSuffix(c.Label),
+				numfmt.Percent(*c.Share), numfmt.Thousands(int64(c.Input))))
+		}
+	}
+	return out
 }

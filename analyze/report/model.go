@@ -22,6 +22,9 @@ type Report struct {
 	Metrics    []Metric
 	// Warnings are shown near the top: damaged inputs, high failure rates, …
 	Warnings []string
+	// Health are the summary's client health and cache-hit lines
+	// (SummaryHealth), shown under the warnings.
+	Health []string
 }
 
 // Input is one input file.
