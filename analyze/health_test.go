@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // writeHealthRun writes synthetic k6 JSON with the client-health and
@@ -107,6 +110,50 @@ func TestReportClientHealthAndCache(t *testing.T) {
 		"results are limited by the load generator"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
+
+// A Counter's rate per second of inputs merged is their concatenation's
+// (the union's span), and with --by file each input's own span.
+func TestCounterPerSecondMergedAndByFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lines := strings.SplitAfter(readPlain(t, fixV2), "\n")
+	var parts, decls []string
+	for _, l := range lines {
+		if strings.Contains(l, `"type":"Metric"`) {
+			decls = append(decls, l)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("part%d.json", i))
+		chunk := lines[i*len(lines)/3 : (i+1)*len(lines)/3]
+		if i > 0 { // each shard declares its metrics, as each k6 instance does
+			chunk = append(slices.Clone(decls), chunk...)
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(chunk, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	perSecond := func(s *result.Summary, label string) float64 {
+		g := findGroup(t, s, "llm_output_tokens", label)
+		if g.PerSecond == nil {
+			t.Fatalf("%s: no per_second", label)
+		}
+		return *g.PerSecond
+	}
+	whole := perSecond(summaryJSON(t, "--metric", "llm_output_tokens", fixV2), "all")
+	merged := perSecond(summaryJSON(t, append([]string{"--metric", "llm_output_tokens"}, parts...)...), "all")
+	if merged != whole {
+		t.Errorf("merged %v, the concatenation %v", merged, whole)
+	}
+	byFile := summaryJSON(t, append([]string{"--metric", "llm_output_tokens", "--by", "file", "--labels", "a,b,c"}, parts...)...)
+	for i, label := range []string{"file=a", "file=b", "file=c"} {
+		alone := perSecond(summaryJSON(t, "--metric", "llm_output_tokens", parts[i]), "all")
+		if got := perSecond(byFile, label); got != alone {
+			t.Errorf("--by file %s: %v, the file alone %v", label, got, alone)
 		}
 	}
 }
