@@ -110,6 +110,12 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	return writeComparison(rep, out, stdout, stderr)
+}
+
+// writeComparison writes the comparison and its warnings, and returns
+// errCheckFailed when a limit is broken or inconclusive (unless accepted).
+func writeComparison(rep *result.Comparison, out outputFlags, stdout, stderr io.Writer) error {
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "analyze compare: warning: %s\n", w)
 	}

@@ -50,8 +50,8 @@ type Checks struct {
 
 // CheckRow is one check.
 type CheckRow struct {
-	Check    string // as written: llm_ttft: p(99)<2000
-	Observed string // formatted with its unit; empty when there is no data
+	Check        string // as written: llm_ttft: p(99)<2000
+	Observed     string // formatted with its unit; empty when there is no data
 	Passed       bool
 	Inconclusive bool   // too few samples, or an interval straddling the limit
 	Reason       string // why it did not pass
