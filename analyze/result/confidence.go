@@ -50,8 +50,9 @@ type Judgement struct {
 // every value in the interval meets the limit, Fail when none does, else
 // Inconclusive — including an interval left open by too few samples. The
 // other aggregates (avg, min, max, count, a Counter's rate, a Gauge's
-// value) have no interval and are judged on their value, as k6 judges them.
-// A check without data fails.
+// value) have no interval and are judged on their value, as k6 judges them;
+// so are == and != (no interval shows equality: "rate==0" states a fact of
+// the run). A check without data fails.
 func Judge(c check.Check, d check.Data, confidence float64) Judgement {
 	res := c.Evaluate(d)
 	j := Judgement{Lo: math.NaN(), Hi: math.NaN()}
@@ -62,6 +63,8 @@ func Judge(c check.Check, d check.Data, confidence float64) Judgement {
 	e := c.Expr
 	var decide func(n int64) (lo, hi float64)
 	switch a := e.Aggregate; {
+	case e.Op == "==" || e.Op == "===" || e.Op == "!=":
+		return onValue(j, res, "judged on the value: no interval shows that a value equals a limit")
 	case a.Kind == check.Percentile || a.Kind == check.Med:
 		q := quantileOf(a)
 		j.Interval = fmt.Sprintf("%s's %g%% order-statistic interval", a, confidence*100)
@@ -76,12 +79,7 @@ func Judge(c check.Check, d check.Data, confidence float64) Judgement {
 			return compare.WilsonInterval(compare.Proportion{NonZero: int64(math.Round(share * float64(n))), Count: n}, confidence)
 		}
 	default:
-		j.Verdict = Fail
-		if res.Passed {
-			j.Verdict = Pass
-		}
-		j.Reason = "judged on the value: " + e.Aggregate.String() + " has no interval"
-		return j
+		return onValue(j, res, "judged on the value: "+e.Aggregate.String()+" has no interval")
 	}
 	j.Verdict = Decide(e, j.Lo, j.Hi)
 	if j.Verdict == Inconclusive {
@@ -90,6 +88,15 @@ func Judge(c check.Check, d check.Data, confidence float64) Judgement {
 		if a := e.Aggregate; (a.Kind == check.Percentile || a.Kind == check.Med) && (math.IsInf(j.Lo, 0) || math.IsInf(j.Hi, 0)) {
 			j.Reason += fmt.Sprintf("; the interval of %s closes from %d samples", a, stats.ClosedIntervalN(quantileOf(a), confidence))
 		}
+	}
+	return j
+}
+
+// onValue judges a check on its value, as k6 does.
+func onValue(j Judgement, res check.Result, why string) Judgement {
+	j.Verdict, j.Reason = Fail, why
+	if res.Passed {
+		j.Verdict = Pass
 	}
 	return j
 }
