@@ -17,7 +17,13 @@ const checkExamples = `  analyze check results.json --check 'llm_ttft: p(99)<200
 
 A checks file holds one check per line (# comments), or k6's thresholds object:
   {"llm_ttft": ["p(99)<2000"], "llm_requests_failed": ["rate<0.01"]}
-Exit status: 0 all checks pass, 99 a check fails, 2 bad usage or input, 1 other errors.
+A check passes when its limit holds with confidence: a percentile's order-
+statistic interval (a Rate's Wilson interval) lies within the limit. One
+that fails by k6's value fails; one whose interval straddles the limit or is
+left open by too few samples is inconclusive, and fails the gate unless
+--allow-inconclusive. avg, min, max, count and a Gauge's value are judged on
+their value, as k6 does.
+Exit status: 0 all checks pass, 99 a check fails or is inconclusive, 2 bad usage or input, 1 other errors.
 `
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -31,6 +37,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	in.register(fs)
 	out.register(fs, output.Text, output.Markdown, output.JSON, output.JUnit)
 	cf.register(fs, "to evaluate")
+	gf := gateFlags{}
+	gf.register(fs, "checks")
 	fs.BoolVar(&fromInput, "k6-thresholds", false, "also check the thresholds the k6 script set on its metrics (from the inputs' Metric declarations; thresholds on submetrics are not recorded there)")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
@@ -41,6 +49,9 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if len(in.by) > 0 || len(in.metrics) > 0 {
 		return usagef("--by and --metric do not apply to check: a check names its metric, and is evaluated on all the inputs merged (filter with --where)")
+	}
+	if err := gf.validate(); err != nil {
+		return err
 	}
 	checks, err := cf.parse()
 	if err != nil {
@@ -54,6 +65,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	ev := result.NewEvaluator(checks)
+	ev.Confidence, ev.AllowInconclusive = gf.confidence, gf.allow
 	r.SetKeep(func(name string) bool {
 		if fromInput {
 			if m, ok := r.Declaration(name); ok && len(m.Thresholds) > 0 {
@@ -77,9 +89,12 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := out.write(stdout, func(w io.Writer) error { return output.WriteCheck(w, out.format, rep) }); err != nil {
 		return err
 	}
-	if rep.Failed > 0 {
+	if rep.Inconclusive > 0 && rep.AllowInconclusive {
+		fmt.Fprintf(stderr, "analyze check: warning: %d inconclusive check(s) accepted (--allow-inconclusive)\n", rep.Inconclusive)
+	}
+	if !rep.OK {
 		if out.format != output.Text || (out.out != "" && out.out != "-") {
-			fmt.Fprintf(stderr, "analyze check: %d of %d checks failed\n", rep.Failed, len(rep.Checks))
+			fmt.Fprintf(stderr, "analyze check: %s\n", output.CheckTally(rep))
 		}
 		return errCheckFailed
 	}

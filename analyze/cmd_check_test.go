@@ -80,8 +80,12 @@ func TestCheckAgreesWithK6Thresholds(t *testing.T) {
 			t.Fatalf("%d checks, want %d", len(rep.Checks), len(want))
 		}
 		for _, c := range rep.Checks {
-			if p, ok := want[c.Check]; !ok || p != c.Passed {
-				t.Errorf("%s: %s passed=%v, k6 says passed=%v", run, c.Check, c.Passed, p)
+			if p, ok := want[c.Check]; !ok || p != c.K6Passed {
+				t.Errorf("%s: %s k6_passed=%v, k6 says passed=%v", run, c.Check, c.K6Passed, p)
+			}
+			// The verdict with confidence is never kinder than k6's.
+			if !c.K6Passed && (c.Verdict != result.Fail || c.Passed) {
+				t.Errorf("%s: %s fails in k6 but its verdict is %s", run, c.Check, c.Verdict)
 			}
 		}
 		// --k6-thresholds finds the thresholds on the metrics themselves (not the
@@ -91,8 +95,8 @@ func TestCheckAgreesWithK6Thresholds(t *testing.T) {
 			t.Errorf("--k6-thresholds: %d checks", len(fromInput.Checks))
 		}
 		for _, c := range fromInput.Checks {
-			if p, ok := want[c.Check]; !ok || p != c.Passed {
-				t.Errorf("--k6-thresholds %s: %s passed=%v, k6 %v", run, c.Check, c.Passed, p)
+			if p, ok := want[c.Check]; !ok || p != c.K6Passed {
+				t.Errorf("--k6-thresholds %s: %s k6_passed=%v, k6 %v", run, c.Check, c.K6Passed, p)
 			}
 		}
 	}
@@ -112,13 +116,20 @@ func TestCheckExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<2000"}, exitOK, ""},
-		{[]string{"check", fixV2, "--checks", lines}, exitOK, ""},
-		{[]string{"check", fixV2, "--checks", js}, exitOK, ""},
+		// p(99) of 617 samples is 1788 ms, but its 95% interval reaches 2646:
+		// inconclusive, which fails unless accepted.
+		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<2000"}, exitCheckFailed, ""},
+		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<2000", "--format", "json"}, exitCheckFailed, "1 inconclusive"},
+		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<2000", "--allow-inconclusive"}, exitOK, "1 inconclusive check(s) accepted"},
+		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<3000"}, exitOK, ""},
+		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<2000", "--confidence", "0.5"}, exitOK, ""},
+		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<2000", "--confidence", "1"}, exitUsage, "--confidence"},
+		{[]string{"check", fixV2, "--checks", lines, "--allow-inconclusive"}, exitOK, ""},
+		{[]string{"check", fixV2, "--checks", js, "--allow-inconclusive"}, exitOK, ""},
 		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<1000"}, exitCheckFailed, ""},
 		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)<1000", "--format", "junit"}, exitCheckFailed, "1 of 1 checks failed"},
 		{[]string{"check", fixV2, "--check", "nope: avg<1"}, exitCheckFailed, ""},
-		{[]string{"check", fixKilled, "--check", "llm_ttft: p(99)<2000"}, exitOK, "data cut short"},
+		{[]string{"check", fixKilled, "--check", "llm_ttft: p(99)<5000"}, exitOK, "data cut short"},
 		{[]string{"check", fixV2, "--check", "llm_ttft: p(99)"}, exitUsage, "--check"},
 		{[]string{"check", fixV2, "--check", "llm_ttft: rate<1"}, exitUsage, "rate does not apply to llm_ttft, a trend (it takes avg, min, max, med, p(N))"},
 		{[]string{"check", fixV2, "--checks", badFile}, exitUsage, "bad.txt:2:"},
@@ -159,8 +170,8 @@ func TestCheckWindowAndWhere(t *testing.T) {
 		t.Errorf("window: %d + %d != %d", early.Checks[0].Count, late.Checks[0].Count, all.Checks[0].Count)
 	}
 	// A submetric and --where on the same tag agree.
-	a := checkJSON(t, exitOK, fixV2, "--check", "llm_ttft{model:model-b}: p(95)<1500")
-	b := checkJSON(t, exitOK, fixV2, "--where", "model=model-b", "--check", "llm_ttft: p(95)<1500")
+	a := checkJSON(t, exitOK, fixV2, "--check", "llm_ttft{model:model-b}: p(95)<1500", "--allow-inconclusive")
+	b := checkJSON(t, exitOK, fixV2, "--where", "model=model-b", "--check", "llm_ttft: p(95)<1500", "--allow-inconclusive")
 	if a.Checks[0].Count != 292 || *a.Checks[0].Observed != *b.Checks[0].Observed {
 		t.Errorf("submetric %+v vs where %+v", a.Checks[0], b.Checks[0])
 	}
@@ -186,7 +197,7 @@ func TestCheckJUnitIsValidXML(t *testing.T) {
 	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Tests != 6 || doc.Failures != 2 || len(doc.Suite.Cases) != 6 {
+	if doc.Tests != 6 || doc.Failures != 4 || len(doc.Suite.Cases) != 6 { // 2 failed, 2 inconclusive
 		t.Fatalf("%+v", doc)
 	}
 	f := doc.Suite.Cases[1].Failure

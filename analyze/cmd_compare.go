@@ -29,7 +29,9 @@ is a percentage of the baseline (10%) or a time (50ms, 0.2s); for a Rate's
 rate, percentage points (rate=+1pp).
 Several files per side (--base, --candidate) are merged, as summary merges
 the shards of one run; --labels names the two sides.
-Exit status: 0 no limit broken, 99 a limit broken, 2 bad usage or input, 1 other errors.
+A limit is inconclusive when it cannot be tested (too few samples) or the
+change's interval straddles MAX; it fails the gate unless --allow-inconclusive.
+Exit status: 0 every limit holds with confidence, 99 a limit broken or inconclusive, 2 bad usage or input, 1 other errors.
 `
 
 // compareFlags are compare's own flags besides the input and output ones.
@@ -56,6 +58,9 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.Float64Var(&cf.opts.Level, "confidence", compare.DefaultLevel, "confidence level of the intervals, between 0 and 1")
 	fs.Uint64Var(&cf.opts.Seed, "seed", compare.DefaultSeed, "seed of the bootstrap (the same seed and inputs give the same intervals)")
 	fs.IntVar(&cf.opts.Resamples, "resamples", compare.DefaultResamples, "bootstrap resamples")
+	var gf gateFlags
+	gf.register(fs, "limits") // --confidence is compare's own
+
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -100,19 +105,29 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 		sides[i] = result.Side{Label: labels[i], Data: d}
 	}
+	cf.opts.AllowInconclusive = gf.allow
 	rep, err := result.Compare(sides[0], sides[1], sel, limits, cf.opts)
 	if err != nil {
 		return err
 	}
+	return writeComparison(rep, out, stdout, stderr)
+}
+
+// writeComparison writes the comparison and its warnings, and returns
+// errCheckFailed when a limit is broken or inconclusive (unless accepted).
+func writeComparison(rep *result.Comparison, out outputFlags, stdout, stderr io.Writer) error {
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "analyze compare: warning: %s\n", w)
 	}
 	if err := out.write(stdout, func(w io.Writer) error { return output.WriteCompare(w, out.format, rep) }); err != nil {
 		return err
 	}
+	if rep.Inconclusive > 0 && rep.AllowInconclusive {
+		fmt.Fprintf(stderr, "analyze compare: warning: %d inconclusive limit(s) accepted (--allow-inconclusive)\n", rep.Inconclusive)
+	}
 	if !rep.OK {
 		if out.format != output.Text || (out.out != "" && out.out != "-") {
-			fmt.Fprintf(stderr, "analyze compare: %d regression limit(s) broken\n", rep.Broken())
+			fmt.Fprintf(stderr, "analyze compare: %d regression limit(s) broken, %d inconclusive\n", rep.Broken(), rep.Inconclusive)
 		}
 		return errCheckFailed
 	}

@@ -89,8 +89,21 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("limits: %+v", r.Limits)
 	}
 
+	// 5% slower against a 5% limit: the interval straddles it.
+	near := filepath.Join(dir, "near.json")
+	writeK6JSON(t, near, 6000, lognormalGen(4, 6, 0.5, 1.05))
+	r = compareJSON(t, exitCheckFailed, base, near, "--max-regression", "p50=5%")
+	if l := r.Limits[0]; l.Verdict != result.Inconclusive || l.Broken || *l.Low > 0.05 || *l.High < 0.05 ||
+		l.NeededSamples <= 6000 || !strings.Contains(l.Reason, "straddles the limit p50=5%") {
+		t.Errorf("straddling limit: %+v", l)
+	}
+	code, out, _ := run(t, nil, "compare", base, near, "--max-regression", "p50=5%")
+	if code != exitCheckFailed || !strings.Contains(out, "INCONCLUSIVE: the interval of the change straddles") {
+		t.Errorf("text, inconclusive: exit %d:\n%s", code, out)
+	}
+
 	// Text and Markdown say the same.
-	code, out, _ := run(t, nil, "compare", base, slow, "--max-regression", "p50=10%")
+	code, out, _ = run(t, nil, "compare", base, slow, "--max-regression", "p50=10%")
 	if code != exitCheckFailed || !strings.Contains(out, "llm_ttft — worse") || !strings.Contains(out, "BROKEN") {
 		t.Errorf("text: exit %d:\n%s", code, out)
 	}
@@ -104,7 +117,21 @@ func TestCompareCommandFixtures(t *testing.T) {
 	t.Parallel()
 	// Two real k6 runs of the same seeded script (k6 v2 and v1): nothing
 	// changed, and P99.9 rests on too few samples to be tested.
-	r := compareJSON(t, exitOK, fixV2, fixV1, "--by", "model", "--metric", "llm_ttft", "--max-regression", "p99.9=10%")
+	// An untested limit is inconclusive, which fails the gate (before, it
+	// passed: a P99.9 gate on a short run could never fail) unless accepted.
+	closed := compareJSON(t, exitCheckFailed, fixV2, fixV1, "--by", "model", "--metric", "llm_ttft", "--max-regression", "p99.9=10%")
+	if closed.OK || closed.Inconclusive != 2 {
+		t.Errorf("ok %v, inconclusive %d: want 2 inconclusive, not ok", closed.OK, closed.Inconclusive)
+	}
+	for _, l := range closed.Limits {
+		if l.Verdict != result.Inconclusive || l.NeededSamples != 2000 || !strings.Contains(l.Reason, "too few samples for P99.9") {
+			t.Errorf("limit %+v: want inconclusive, 2000 samples needed", l)
+		}
+	}
+	r := compareJSON(t, exitOK, fixV2, fixV1, "--by", "model", "--metric", "llm_ttft", "--max-regression", "p99.9=10%", "--allow-inconclusive")
+	if !r.OK || !r.AllowInconclusive || r.Inconclusive != 2 {
+		t.Errorf("--allow-inconclusive: ok %v, inconclusive %d", r.OK, r.Inconclusive)
+	}
 	for _, m := range r.Metrics {
 		for _, g := range m.Groups {
 			if g.Verdict != "no significant change" {

@@ -44,6 +44,8 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.StringVar(&title, "title", "", "the report's title (default: \"Load test report\" and the inputs)")
 	fs.Float64Var(&sopts.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
 	fs.Float64Var(&failed, "max-failure-rate", failed, "warn when the share of failed requests (llm_requests_failed) is above this")
+	var gf gateFlags
+	gf.register(fs, "checks") // --confidence is the report's own
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -53,6 +55,9 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if c := sopts.Confidence; !(c > 0 && c < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
+	}
+	if err := nonNegative("max-failure-rate", failed); err != nil {
+		return err
 	}
 	fc, err := fig.config()
 	if err != nil {
@@ -69,6 +74,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// One pass feeds the report's series and, as analyze check does, the
 	// checks' streams (which see --where and --from/--to but not --by).
 	ev := result.NewEvaluator(checks)
+	ev.Confidence, ev.AllowInconclusive = sopts.Confidence, gf.allow
 	d, err := model.Collect(r, model.CollectOptions{Timed: true, AlsoKeep: ev.Wants, Also: ev.Add})
 	if err != nil {
 		return err
@@ -94,8 +100,8 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		nfig += len(m.Figures)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d figures, also as PNG files beside it)\n", filepath.Join(dir, report.IndexFile), nfig)
-	if rep.Checks != nil && rep.Checks.Failed > 0 {
-		fmt.Fprintf(stderr, "analyze report: %d of %d checks failed\n", rep.Checks.Failed, len(rep.Checks.Rows))
+	if c := rep.Checks; c != nil && (c.Failed > 0 || c.Inconclusive > 0 && !c.AllowInconclusive) {
+		fmt.Fprintf(stderr, "analyze report: %d of %d checks failed, %d inconclusive\n", c.Failed, c.Total, c.Inconclusive)
 		return errCheckFailed
 	}
 	return nil
@@ -127,6 +133,7 @@ func buildReport(d *model.Data, sum *result.Summary, c reportConfig) (*report.Re
 		rep.Inputs = append(rep.Inputs, row)
 	}
 	rep.Warnings = append(rep.Warnings, report.SummaryWarnings(sum)...)
+	rep.Health = report.SummaryHealth(sum)
 	opts := []plot.Option{c.fig.size, plot.DPI(figureDPI)}
 	for _, sm := range sum.Metrics {
 		m := report.Metric{Name: sm.Name, Kind: sm.Type, Unit: sm.Unit}

@@ -43,6 +43,12 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if c := opts.Stats.Confidence; !(c > 0 && c < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
 	}
+	if err := nonNegative("max-ci-width", opts.Stats.MaxRelWidth); err != nil {
+		return err
+	}
+	if err := nonNegative("max-failure-rate", opts.MaxFailureRate); err != nil {
+		return err
+	}
 	if len(pcts) > 0 {
 		opts.Stats.Percentiles = nil
 		for _, p := range pcts {
@@ -63,7 +69,7 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	rep := result.Summarize(d, opts)
 	for _, w := range rep.Warnings {
-		if strings.HasPrefix(w, result.FailedMetric) {
+		if strings.HasPrefix(w, result.FailedMetric) || strings.HasPrefix(w, result.ClientLagMetric) {
 			fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -72,16 +73,37 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, emptyLists(fs)
 		}
 		// fs.Parse consumed a "--" if it stopped there; everything after it is
 		// positional.
 		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
+			return append(pos, rest...), emptyLists(fs)
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// emptyLists refuses a list flag given with no value (an empty --percentiles=):
+// it would silently fall back to the default.
+func emptyLists(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if l, ok := f.Value.(*listFlag); ok && len(*l) == 0 && err == nil {
+			err = usagef("--%s was given no value: give at least one, or leave the flag out for the default", f.Name)
+		}
+	})
+	return err
+}
+
+// nonNegative refuses a negative, infinite or NaN value of a flag that is a
+// width, share or limit.
+func nonNegative(name string, v float64) error {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return usagef("--%s %v: want a number ≥ 0", name, v)
+	}
+	return nil
 }
 
 // newFlagSet makes a flag set whose errors and usage go to stderr, with a usage

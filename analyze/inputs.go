@@ -121,4 +121,6 @@ func countStdin(paths []string) int {
 
 // alsoFailed reads the failure rate besides the metrics asked for: a summary
 // and a report warn when it is high.
-func alsoFailed(s *model.Selection) { s.Also = []string{result.FailedMetric} }
+func alsoFailed(s *model.Selection) {
+	s.Also = []string{result.FailedMetric, result.ClientLagMetric, result.ZeroGapsMetric}
+}

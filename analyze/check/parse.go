@@ -100,6 +100,9 @@ func (e Expr) String() string {
 	return e.Aggregate.String() + e.Op + strconv.FormatFloat(e.Limit, 'g', -1, 64)
 }
 
+// Holds reports whether a value of the aggregate meets the limit.
+func (e Expr) Holds(v float64) bool { return e.holds(v) }
+
 // holds applies the operator.
 func (e Expr) holds(v float64) bool {
 	switch e.Op {

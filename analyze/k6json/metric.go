@@ -110,9 +110,17 @@ func decodeMetric(in *interner, lineMetric string, data json.RawMessage) (*Metri
 		return nil, fmt.Errorf("Metric declaration without a name")
 	}
 	m := &Metric{Name: in.strOf(raw.Name)}
-	// Unknown types and value types are tolerated (a future k6 may add some):
-	// the metric is then TypeUnknown / Default.
-	m.Type, _ = ParseType(raw.Type)
+	// A type k6 does not have is named as such: the metric's samples could
+	// not be read right (a Rate summed as a Trend). A missing type leaves the
+	// metric TypeUnknown (taken as a Trend, with a warning); an unknown value
+	// type is tolerated as Default.
+	if raw.Type != "" {
+		t, err := ParseType(raw.Type)
+		if err != nil {
+			return nil, fmt.Errorf("Metric declaration of %s: %w", m.Name, err)
+		}
+		m.Type = t
+	}
 	for i, n := range valueTypeNames {
 		if n == raw.Contains {
 			m.Contains = ValueType(i)

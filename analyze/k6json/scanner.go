@@ -154,6 +154,9 @@ func (s *Scanner) Scan(r io.Reader, name string) (FileStats, error) {
 		}
 		n, err := r.Read(buf[end:])
 		end += n
+		if sc.st.Bytes == 0 && n > 0 {
+			sc.summary = looksLikeSummary(buf[:end])
+		}
 		sc.st.Bytes += int64(n)
 		if err != nil {
 			readErr = err
@@ -171,6 +174,7 @@ type scan struct {
 	pt        Point
 	startNano int64 // of the input's first Point line, once haveStart
 	haveStart bool
+	summary   bool // the input starts like a k6 end-of-test summary
 }
 
 // end handles what follows the last newline when the reader is done, and
@@ -180,6 +184,11 @@ func (sc *scan) end(rest []byte, readErr error) error {
 	damaged := readErr != io.EOF
 	if damaged && !isTruncation(readErr) {
 		return fmt.Errorf("%s: %w", sc.st.Input, readErr)
+	}
+	if damaged && sc.st.Bytes == 0 {
+		// Nothing could be read: a file corrupt at its start, not a run cut
+		// short (that leaves the data written before the damage).
+		return fmt.Errorf("%s: gzip data damaged at its start, nothing could be read (%v)", sc.st.Input, readErr)
 	}
 	if len(bytes.TrimSpace(rest)) > 0 {
 		// The last line has no newline: keep it if it is whole. An input cut
@@ -208,6 +217,9 @@ func (sc *scan) line(line []byte, final bool) (stop bool, err error) {
 	}
 	if !sc.dc.fast(line, !sc.haveStart, &sc.res) {
 		if perr := sc.dc.slow(line, !sc.haveStart, &sc.res); perr != nil {
+			if err := sc.notSamples(); err != nil {
+				return true, err
+			}
 			switch {
 			case final:
 				st.Damage = fmt.Sprintf("last line %d is incomplete (%d bytes) and was dropped", st.Lines, len(line))
@@ -264,6 +276,7 @@ func (sc *scan) deliver() error {
 		}
 	case lineOther:
 		st.Other++
+		return sc.notSamples()
 	}
 	return nil
 }

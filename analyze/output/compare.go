@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
@@ -100,17 +101,20 @@ func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
 		case l.Rule.Relative:
 			format = signedPct
 		}
-		result := "pass"
+		verdict := "pass"
 		switch {
 		case l.Broken:
-			result = "BROKEN"
-		case l.Untested != "":
-			result = "not tested: " + l.Untested
+			verdict = "BROKEN"
+		case l.Verdict == result.Inconclusive:
+			verdict = "INCONCLUSIVE: " + strings.TrimPrefix(l.Reason, "inconclusive: ")
+			if r.AllowInconclusive {
+				verdict += " (accepted: --allow-inconclusive)"
+			}
 		}
 		if md {
-			ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
+			ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), verdict)
 		} else {
-			ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), result)
+			ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), verdict)
 		}
 	}
 }

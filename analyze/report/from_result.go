@@ -31,11 +31,12 @@ func InputOf(in result.Input, first, last time.Time) Input {
 }
 
 // SummaryWarnings are the summary's warnings the page shows near the top: the
-// failure rate's (the groups' other notes are shown under their tables).
+// failure rate's and the load generator's (the groups' other notes are shown
+// under their tables).
 func SummaryWarnings(s *result.Summary) []string {
 	var out []string
 	for _, w := range s.Warnings {
-		if strings.HasPrefix(w, result.FailedMetric) {
+		if strings.HasPrefix(w, result.FailedMetric) || strings.HasPrefix(w, result.ClientLagMetric) {
 			out = append(out, w)
 		}
 	}
@@ -104,9 +105,9 @@ func kindsText(k map[string]int64) string {
 
 // ChecksOf is the checks' table.
 func ChecksOf(cr *result.CheckReport) *Checks {
-	c := &Checks{Passed: cr.Passed, Failed: cr.Failed}
+	c := &Checks{Passed: cr.Passed, Failed: cr.Failed, Inconclusive: cr.Inconclusive, AllowInconclusive: cr.AllowInconclusive, Total: len(cr.Checks)}
 	for _, r := range cr.Checks {
-		row := CheckRow{Check: r.Check, Passed: r.Passed, Reason: r.Reason}
+		row := CheckRow{Check: r.Check, Passed: r.Passed, Inconclusive: r.Verdict == result.Inconclusive, Reason: r.Reason}
 		if r.Observed != nil {
 			row.Observed = output.Number(*r.Observed)
 			if r.Unit != "" {
@@ -130,4 +131,30 @@ func derefInt(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// SummaryHealth is the summary's client health and cache-hit share, one
+// line per group.
+func SummaryHealth(s *result.Summary) []string {
+	var out []string
+	for _, h := range s.Health {
+		line := result.ClientLagMetric + model.GroupSuffix(h.Label) + ":"
+		if h.LagP99 != nil {
+			line += " lag p99 " + numfmt.Sig4(*h.LagP99) + " ms"
+		}
+		if h.ZeroGapShare != nil {
+			line += fmt.Sprintf(", %s of %s ITL gaps exactly 0", numfmt.Percent(*h.ZeroGapShare), numfmt.Thousands(h.Gaps))
+		}
+		if h.Limited {
+			line += " — " + h.Warning
+		}
+		out = append(out, line)
+	}
+	for _, c := range s.CacheHits {
+		if c.Share != nil {
+			out = append(out, fmt.Sprintf("prompt cache%s: %s of %s input tokens cached", model.GroupSuffix(c.Label),
+				numfmt.Percent(*c.Share), numfmt.Thousands(int64(c.Input))))
+		}
+	}
+	return out
 }

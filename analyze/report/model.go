@@ -22,6 +22,9 @@ type Report struct {
 	Metrics    []Metric
 	// Warnings are shown near the top: damaged inputs, high failure rates, …
 	Warnings []string
+	// Health are the summary's client health and cache-hit lines
+	// (SummaryHealth), shown under the warnings.
+	Health []string
 }
 
 // Input is one input file.
@@ -38,14 +41,20 @@ type Input struct {
 type Checks struct {
 	Rows           []CheckRow
 	Passed, Failed int
+	// Inconclusive checks could not be decided at the confidence level; they
+	// fail unless AllowInconclusive. Total counts every check.
+	Inconclusive      int
+	AllowInconclusive bool
+	Total             int
 }
 
 // CheckRow is one check.
 type CheckRow struct {
-	Check    string // as written: llm_ttft: p(99)<2000
-	Observed string // formatted with its unit; empty when there is no data
-	Passed   bool
-	Reason   string // why it failed without a value
+	Check        string // as written: llm_ttft: p(99)<2000
+	Observed     string // formatted with its unit; empty when there is no data
+	Passed       bool
+	Inconclusive bool   // too few samples, or an interval straddling the limit
+	Reason       string // why it did not pass
 }
 
 // Metric is one metric's section.

@@ -83,7 +83,7 @@ func testReport(t *testing.T) *Report {
 		Confidence: 0.95,
 		Inputs: []Input{{Label: "results.json", Path: "runs/results.json", First: start, Last: start.Add(61500 * time.Millisecond),
 			Points: 31234, Kept: 4500, Notes: []string{"cut short: gzip stream ends early"}}},
-		Checks: &Checks{Passed: 1, Failed: 1, Rows: []CheckRow{
+		Checks: &Checks{Passed: 1, Failed: 1, Total: 2, Rows: []CheckRow{
 			{Check: "llm_ttft: p(99)<2000", Observed: "1234.5 ms", Passed: true},
 			{Check: "llm_ttft{model:b}: p(95)<800", Observed: "1000.25 ms", Passed: false},
 		}},

@@ -50,13 +50,20 @@ func (s *stream) add(p *k6json.Point) {
 // checks on them. A check sees every sample the reader passes (--where and
 // the time window apply; the grouping does not).
 type Evaluator struct {
+	// Confidence is the level checks are judged at (Judge);
+	// stats.DefaultConfidence unless set.
+	Confidence float64
+	// AllowInconclusive accepts inconclusive checks: the report is OK
+	// without them (they are still reported as inconclusive).
+	AllowInconclusive bool
+
 	streams map[string][]*stream // by metric
 	last    time.Time            // of the latest point added
 }
 
 // NewEvaluator makes an evaluator of checks.
 func NewEvaluator(checks []check.Check) *Evaluator {
-	ev := &Evaluator{streams: map[string][]*stream{}}
+	ev := &Evaluator{streams: map[string][]*stream{}, Confidence: stats.DefaultConfidence}
 	for _, c := range checks {
 		ev.Want(c.Metric, c.Tags)
 	}
@@ -103,7 +110,8 @@ func (ev *Evaluator) Read(r *model.Reader) error {
 // Evaluate evaluates the checks on what was read. A check whose aggregate
 // does not fit its metric's type is an InputError.
 func (ev *Evaluator) Evaluate(r *model.Reader, checks []check.Check) (*CheckReport, error) {
-	rep := &CheckReport{Schema: CheckSchema, Inputs: Inputs(r), Selection: SelectionOf(r.Selection()), Checks: []CheckResult{}}
+	rep := &CheckReport{Schema: CheckSchema, Inputs: Inputs(r), Selection: SelectionOf(r.Selection()), Checks: []CheckResult{},
+		Confidence: ev.Confidence, AllowInconclusive: ev.AllowInconclusive}
 	// A Counter's rate is per second of the time from the earliest input's
 	// first sample to the latest sample read.
 	first := r.Start()
@@ -134,24 +142,37 @@ func (ev *Evaluator) Evaluate(r *model.Reader, checks []check.Check) (*CheckRepo
 		if !res.Defined && d.Count == 0 {
 			res.Reason = noDataReason(r, c)
 		}
-		cr := checkResult(c, d, res, contains.Unit())
-		if cr.Passed {
+		cr := checkResult(c, d, res, Judge(c, d, ev.Confidence), contains.Unit())
+		switch cr.Verdict {
+		case Pass:
 			rep.Passed++
-		} else {
+		case Inconclusive:
+			rep.Inconclusive++
+		default:
 			rep.Failed++
 		}
 		rep.Checks = append(rep.Checks, cr)
 	}
-	rep.OK = rep.Failed == 0
+	rep.OK = rep.Failed == 0 && (rep.Inconclusive == 0 || ev.AllowInconclusive)
 	return rep, nil
 }
 
-func checkResult(c check.Check, d check.Data, res check.Result, unit string) CheckResult {
+// checkResult is a check's result: k6's verdict on the value, and the
+// verdict with confidence, which fails whenever k6's does.
+func checkResult(c check.Check, d check.Data, res check.Result, j Judgement, unit string) CheckResult {
 	cr := CheckResult{
 		Check: c.Source, Metric: c.Metric, Tags: map[string]string{}, Expression: c.Expr.Source,
 		Aggregate: c.Expr.Aggregate.String(), Operator: c.Expr.Op, Limit: c.Expr.Limit, Unit: unit,
-		Count: d.Count, Passed: res.Passed, Reason: res.Reason,
+		Count: d.Count, K6Passed: res.Passed, Verdict: j.Verdict, Reason: res.Reason,
+		CILow: F64(j.Lo), CIHigh: F64(j.Hi), Interval: j.Interval, NeededSamples: j.Needed,
 	}
+	switch {
+	case !res.Passed:
+		cr.Verdict = Fail
+	case j.Verdict != Pass:
+		cr.Reason = j.Reason
+	}
+	cr.Passed = cr.Verdict == Pass
 	for _, t := range c.Tags {
 		cr.Tags[t.Key] = t.Value
 	}

@@ -23,7 +23,11 @@ type Comparison struct {
 	Rates          []CompareRate   `json:"rates"`
 	Limits         []LimitResult   `json:"limits"`
 	Warnings       []string        `json:"warnings"`
-	OK             bool            `json:"ok"` // no limit broken
+	// Inconclusive counts the limits that could not be decided; they fail
+	// the gate unless AllowInconclusive.
+	Inconclusive      int  `json:"inconclusive"`
+	AllowInconclusive bool `json:"allow_inconclusive"`
+	OK                bool `json:"ok"` // no limit broken, and none inconclusive unless allowed
 }
 
 type CompareMetric struct {
@@ -98,6 +102,14 @@ type LimitResult struct {
 	High     *float64 `json:"high"`
 	Broken   bool     `json:"broken"`             // worse than the limit with confidence
 	Untested string   `json:"untested,omitempty"` // why it could not be tested
+	// Verdict is fail (broken), pass (within the limit with confidence) or
+	// inconclusive (untested, or an interval that straddles the limit),
+	// which fails the gate unless allowed.
+	Verdict Verdict `json:"verdict"`
+	// NeededSamples is about how many samples per run would decide an
+	// inconclusive limit (absent: unknown).
+	NeededSamples int64  `json:"needed_samples,omitempty"`
+	Reason        string `json:"reason,omitempty"`
 	// Rule is the limit itself (not in the JSON: Limit is its text).
 	Rule compare.Limit `json:"-"`
 }

@@ -24,6 +24,8 @@ type CompareOptions struct {
 	Seed      uint64
 	Resamples int
 	Stats     []compare.Stat // the Trend statistics compared
+	// AllowInconclusive accepts limits that cannot be decided.
+	AllowInconclusive bool
 }
 
 // Compare compares every Trend and Rate metric and group the two sides
@@ -64,11 +66,8 @@ func Compare(base, cand Side, sel model.Selection, limits []compare.Limit, o Com
 			return nil, model.Errorf("--max-regression %s: no %s metric was compared in both runs", l, kind)
 		}
 	}
-	rep.OK = true
+	rep.closeGates(o.AllowInconclusive)
 	for _, l := range rep.Limits {
-		if l.Broken {
-			rep.OK = false
-		}
 		if l.Untested != "" {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("--max-regression %s on %s: not tested: %s", l.Limit, l.Metric+model.GroupSuffix(l.Group), l.Untested))
 		}
@@ -115,7 +114,9 @@ func (rep *Comparison) compareTrend(name string, base, cand *model.Data, limits 
 		for li, l := range limits {
 			if !l.IsRate() && l.Applies(name) {
 				used[li] = true
-				rep.Limits = append(rep.Limits, evalLimit(l, name, key, res))
+				lr, lo, hi := evalLimit(l, name, key, res)
+				judgeLimit(&lr, int64(min(res.NBase, res.NCand)), lo, hi)
+				rep.Limits = append(rep.Limits, lr)
 			}
 		}
 	}
@@ -142,8 +143,14 @@ func (rep *Comparison) compareRate(name string, base, cand *model.Data, limits [
 		for li, l := range limits {
 			if l.IsRate() && l.Applies(name) {
 				used[li] = true
-				rep.Limits = append(rep.Limits, LimitResult{Limit: l.String(), Metric: name, Group: key, Stat: string(l.Stat),
-					Change: F64(ch.Delta), Low: F64(ch.Lo), High: F64(ch.Hi), Broken: l.ExceededRate(ch), Rule: l})
+				lr := LimitResult{Limit: l.String(), Metric: name, Group: key, Stat: string(l.Stat),
+					Change: F64(ch.Delta), Low: F64(ch.Lo), High: F64(ch.Hi), Rule: l}
+				worseLo, worseHi := ch.Lo, ch.Hi
+				if !lower {
+					worseLo, worseHi = -ch.Hi, -ch.Lo
+				}
+				judgeLimit(&lr, min(b.N, c.N), worseLo, worseHi)
+				rep.Limits = append(rep.Limits, lr)
 			}
 		}
 	}
@@ -204,31 +211,33 @@ func (rep *Comparison) sharedGroups(metric string, base, cand *model.Data) []pai
 	return pairs
 }
 
-// evalLimit tests a Trend limit on a group's comparison.
-func evalLimit(l compare.Limit, metric, group string, res compare.Result) LimitResult {
+// evalLimit tests a Trend limit on a group's comparison, and returns the
+// bounds of the change (relative or absolute, as the limit is): NaN when
+// it is untested.
+func evalLimit(l compare.Limit, metric, group string, res compare.Result) (LimitResult, float64, float64) {
 	lr := LimitResult{Limit: l.String(), Metric: metric, Group: group, Stat: string(l.Stat), Rule: l}
+	nan := math.NaN()
 	for _, ch := range res.Changes {
 		if ch.Stat != l.Stat {
 			continue
 		}
 		if ch.Verdict == compare.TooFew {
 			lr.Untested = fmt.Sprintf("too few samples for %s (%d and %d; %d needed in each)", ch.Stat.Label(), res.NBase, res.NCand, ch.Stat.MinN())
-			return lr
+			return lr, nan, nan
 		}
 		if l.Relative {
 			lr.Change, lr.Low, lr.High = F64(ch.Rel), F64(ch.RelLo), F64(ch.RelHi)
 			if math.IsNaN(ch.RelLo) {
 				lr.Untested = fmt.Sprintf("the baseline's %s is not positive, so a relative change is undefined", ch.Stat.Label())
-				return lr
+				return lr, nan, nan
 			}
-		} else {
-			lr.Change, lr.Low, lr.High = F64(ch.Delta), F64(ch.Lo), F64(ch.Hi)
+			return lr, ch.RelLo, ch.RelHi
 		}
-		lr.Broken = l.Exceeded(ch)
-		return lr
+		lr.Change, lr.Low, lr.High = F64(ch.Delta), F64(ch.Lo), F64(ch.Hi)
+		return lr, ch.Lo, ch.Hi
 	}
 	lr.Untested = "statistic not compared"
-	return lr
+	return lr, nan, nan
 }
 
 func listOrNone(s []string) string {

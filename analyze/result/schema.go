@@ -39,8 +39,14 @@ type Summary struct {
 	Selection  Selection `json:"selection"`
 	Confidence float64   `json:"confidence"`
 	Metrics    []Metric  `json:"metrics"`
-	// Warnings are the notes of every group, and the failure-rate warning, in
-	// one list.
+	// Health is the client path's health per group (llm_client_lag,
+	// llm_itl_zero_gaps), when the inputs have those metrics.
+	Health []Health `json:"client_health,omitempty"`
+	// CacheHits is the cache-hit share of input tokens per group, when the
+	// inputs have llm_cached_input_tokens and llm_input_tokens.
+	CacheHits []CacheHit `json:"cache_hits,omitempty"`
+	// Warnings are the notes of every group, the failure-rate warning and
+	// the load-generator warning, in one list.
 	Warnings []string `json:"warnings"`
 }
 
@@ -162,7 +168,12 @@ type CheckReport struct {
 	Checks    []CheckResult `json:"checks"`
 	Passed    int           `json:"passed"`
 	Failed    int           `json:"failed"`
-	OK        bool          `json:"ok"` // every check passed
+	// Inconclusive counts the checks that could not be decided at the
+	// confidence level; they fail the gate unless AllowInconclusive.
+	Inconclusive      int     `json:"inconclusive"`
+	Confidence        float64 `json:"confidence"`
+	AllowInconclusive bool    `json:"allow_inconclusive"`
+	OK                bool    `json:"ok"` // no check failed, and none inconclusive unless allowed
 }
 
 // CheckResult is one check.
@@ -177,6 +188,19 @@ type CheckResult struct {
 	Unit       string            `json:"unit"`       // ms, B or ""
 	Observed   *float64          `json:"observed"`   // null when there is no data
 	Count      int64             `json:"count"`      // samples behind the observed value
-	Passed     bool              `json:"passed"`
-	Reason     string            `json:"reason,omitempty"` // why it failed without a value
+	// Verdict is pass, fail or inconclusive (Judge's rule, and fail
+	// whenever k6's value fails); Passed is Verdict == pass.
+	Verdict Verdict `json:"verdict"`
+	Passed  bool    `json:"passed"`
+	// K6Passed is the verdict k6 gives on the value alone (false without data).
+	K6Passed bool `json:"k6_passed"`
+	// CILow and CIHigh bound the aggregate at the confidence level (null:
+	// open on that side, or no interval for this aggregate); Interval names it.
+	CILow    *float64 `json:"ci_low"`
+	CIHigh   *float64 `json:"ci_high"`
+	Interval string   `json:"interval,omitempty"`
+	// NeededSamples is the sample size that would decide an inconclusive
+	// check if the distribution stays as observed (absent: unknown or none).
+	NeededSamples int64  `json:"needed_samples,omitempty"`
+	Reason        string `json:"reason,omitempty"` // why it did not pass, or how it was judged
 }

@@ -43,7 +43,6 @@ func Summarize(d *model.Data, o Options) *Summary {
 		Metrics:    []Metric{},
 		Warnings:   []string{},
 	}
-	span := d.Span().Seconds()
 	for _, name := range d.Metrics() {
 		typ, contains := r.MetricType(name)
 		m := Metric{Name: name, Type: typ.String(), Contains: contains.String(), Unit: contains.Unit()}
@@ -63,7 +62,7 @@ func Summarize(d *model.Data, o Options) *Summary {
 				}
 			case s.Counter != nil:
 				g.Sum = F64(s.Counter.Sum)
-				if span > 0 {
+				if span := d.GroupSpan(s.Group).Seconds(); span > 0 {
 					g.PerSecond = F64(s.Counter.Sum / span)
 				}
 			case s.Gauge != nil:
@@ -78,6 +77,8 @@ func Summarize(d *model.Data, o Options) *Summary {
 		}
 		rep.Metrics = append(rep.Metrics, m)
 	}
+	rep.clientHealth(d)
+	rep.cacheHits(d)
 	return rep
 }
 

@@ -290,3 +290,23 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("empty %+v", e)
 	}
 }
+
+// ClosedIntervalN is the first n whose interval is closed, by IntervalRanks.
+func TestClosedIntervalN(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ q, conf float64 }{{0.5, 0.95}, {0.9, 0.95}, {0.99, 0.95}, {0.999, 0.99}, {0.01, 0.95}, {0.95, 0.9}} {
+		n := ClosedIntervalN(c.q, c.conf)
+		for m := 1; m <= n; m++ {
+			lo, hi, _ := IntervalRanks(m, c.q, c.conf)
+			if closed := lo >= 1 && hi <= m; closed != (m == n) && (m < n || !closed) {
+				t.Errorf("q %v conf %v: ClosedIntervalN %d, but at %d the ranks are %d, %d", c.q, c.conf, n, m, lo, hi)
+			}
+		}
+	}
+	if n := ClosedIntervalN(0.99, 0.95); n != 368 { // 0.99^368 = 0.02476 ≤ 0.025 < 0.99^367 = 0.02501
+		t.Errorf("p(99) at 95%%: %d, want 368", n)
+	}
+	if ClosedIntervalN(1, 0.95) != 0 || ClosedIntervalN(0, 0.95) != 0 {
+		t.Error("q 0 or 1 has no closed interval")
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/check"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // TestSearchPlan drives Search with an oracle (a level passes when it is at
@@ -129,6 +130,10 @@ func TestJudge(t *testing.T) {
 		}
 		if got := judge(cs[0], tc.data, 0.95); got.Verdict != tc.want {
 			t.Errorf("%s on %d samples: %s (%s), want %s", tc.check, tc.data.Count, got.Verdict, got.Reason, tc.want)
+		}
+		// analyze check's rule (result.Judge) is the same rule.
+		if got := result.Judge(cs[0], tc.data, 0.95); string(got.Verdict) != string(tc.want) {
+			t.Errorf("result.Judge: %s on %d samples: %s (%s), want %s", tc.check, tc.data.Count, got.Verdict, got.Reason, tc.want)
 		}
 	}
 }

@@ -1,0 +1,147 @@
+package result
+
+import (
+	"fmt"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
+)
+
+// The metrics of the instrument's own health and of prompt caching, as
+// llmstream.js and the helper emit them.
+const (
+	ClientLagMetric   = "llm_client_lag"          // Trend, ms: how late the client path itself was
+	ZeroGapsMetric    = "llm_itl_zero_gaps"       // Rate: ITL gaps that were exactly 0 (events of one read)
+	ITLMetric         = "llm_itl"                 // Trend, ms
+	InputTokensMetric = "llm_input_tokens"        // Counter
+	CachedInputMetric = "llm_cached_input_tokens" // Counter: the input tokens served from the cache
+)
+
+// The documented bound of the load-generator warning: results are limited
+// by the load generator when the client lag's p99 is above MaxClientLagMs,
+// or above MaxClientLagShareOfITL of the ITL's p50.
+const (
+	MaxClientLagMs         = 1.0
+	MaxClientLagShareOfITL = 0.10
+)
+
+// LimitedByLoadGenerator is the one rule of the load-generator warning
+// (analyze summary, and the runner at the end of a run): the client lag's
+// p99 (ms) is above MaxClientLagMs, or above MaxClientLagShareOfITL of the
+// ITL's p50 (ms; ≤ 0 or NaN when unknown: the lag is judged alone). why says
+// which bound was passed.
+func LimitedByLoadGenerator(lagP99, itlP50 float64) (limited bool, why string) {
+	switch {
+	case lagP99 > MaxClientLagMs:
+		return true, fmt.Sprintf("client lag p99 %s ms is above %g ms", numfmt.Sig4(lagP99), MaxClientLagMs)
+	case itlP50 > 0 && lagP99 > MaxClientLagShareOfITL*itlP50:
+		return true, fmt.Sprintf("client lag p99 %s ms is above %g%% of the ITL p50 (%s ms)",
+			numfmt.Sig4(lagP99), 100*MaxClientLagShareOfITL, numfmt.Sig4(itlP50))
+	}
+	return false, ""
+}
+
+// clientHealth fills the summary's client health, one entry per group with
+// a client lag or zero-gap series, and warns when the load generator limits
+// the results.
+func (rep *Summary) clientHealth(d *model.Data) {
+	groups := map[string]*Health{}
+	var order []string
+	get := func(s *model.Series) *Health {
+		h := groups[s.Group.Key]
+		if h == nil {
+			h = &Health{Label: s.Group.Key, Labels: s.Group.LabelMap()}
+			groups[s.Group.Key] = h
+			order = append(order, s.Group.Key)
+		}
+		return h
+	}
+	for _, s := range d.Series(ClientLagMetric) {
+		if s.Trend != nil && s.Count() > 0 {
+			h := get(s)
+			h.LagCount = s.Count()
+			h.LagP99 = F64(p(s, 99))
+		}
+	}
+	for _, s := range d.Series(ZeroGapsMetric) {
+		if s.Rate != nil && s.Count() > 0 {
+			h := get(s)
+			h.ZeroGapShare, h.Gaps = F64(s.Rate.Value()), s.Count()
+		}
+	}
+	for _, s := range d.Series(ITLMetric) {
+		if h := groups[s.Group.Key]; h != nil && s.Trend != nil && s.Count() > 0 {
+			h.ITLP50 = F64(p(s, 50))
+		}
+	}
+	for _, k := range order {
+		h := groups[k]
+		if h.LagP99 != nil {
+			itl := -1.0
+			if h.ITLP50 != nil {
+				itl = *h.ITLP50
+			}
+			var why string
+			if h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl); h.Limited {
+				h.Warning = "results are limited by the load generator: " + why
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %s", ClientLagMetric, model.GroupSuffix(k), h.Warning))
+			}
+		}
+		rep.Health = append(rep.Health, *h)
+	}
+}
+
+// p is k6's p(N) of a Trend series.
+func p(s *model.Series, n float64) float64 {
+	v, _ := stats.Percentile(s.Trend.Sorted(), n)
+	return v
+}
+
+// cacheHits fills the share of input tokens served from the cache, per
+// group that has both counters.
+func (rep *Summary) cacheHits(d *model.Data) {
+	inputs := map[string]*model.Series{}
+	for _, s := range d.Series(InputTokensMetric) {
+		inputs[s.Group.Key] = s
+	}
+	for _, s := range d.Series(CachedInputMetric) {
+		in := inputs[s.Group.Key]
+		if s.Counter == nil || in == nil || in.Counter == nil {
+			continue
+		}
+		c := CacheHit{Label: s.Group.Key, Labels: s.Group.LabelMap(), Cached: s.Counter.Sum, Input: in.Counter.Sum}
+		if c.Input > 0 {
+			c.Share = F64(c.Cached / c.Input)
+		}
+		rep.CacheHits = append(rep.CacheHits, c)
+	}
+}
+
+// Health is the client path's health in one group: how late the client
+// itself was, and the share of ITL gaps that were exactly 0.
+type Health struct {
+	Label  string            `json:"label"`
+	Labels map[string]string `json:"labels"`
+	// LagP99 is k6's p(99) of llm_client_lag (ms), over LagCount samples.
+	LagP99   *float64 `json:"lag_p99"`
+	LagCount int64    `json:"lag_count"`
+	// ZeroGapShare is llm_itl_zero_gaps' rate, over Gaps gaps.
+	ZeroGapShare *float64 `json:"zero_gap_share"`
+	Gaps         int64    `json:"gaps"`
+	// ITLP50 is the group's llm_itl p(50) (ms), when it was read.
+	ITLP50 *float64 `json:"itl_p50"`
+	// Limited is LimitedByLoadGenerator's verdict; Warning says why.
+	Limited bool   `json:"limited"`
+	Warning string `json:"warning,omitempty"`
+}
+
+// CacheHit is the share of a group's input tokens served from the prompt
+// cache: llm_cached_input_tokens / llm_input_tokens (null without input).
+type CacheHit struct {
+	Label  string            `json:"label"`
+	Labels map[string]string `json:"labels"`
+	Cached float64           `json:"cached_input_tokens"`
+	Input  float64           `json:"input_tokens"`
+	Share  *float64          `json:"share"`
+}
