@@ -21,7 +21,7 @@ func Append(path string, rec Record) (note string, err error) {
 	if err := rec.validate(); err != nil {
 		return "", fmt.Errorf("history: %s: %w", path, err)
 	}
-	line, err := json.Marshal(rec)
+	line, err := marshal(rec)
 	if err != nil {
 		return "", fmt.Errorf("history: %s: %w", path, err)
 	}
@@ -107,3 +107,6 @@ func lastLine(f *os.File, size int64) (int64, []byte, error) {
 	}
 	return 0, tail, nil
 }
+
+// marshal writes a record as one line of JSON, without its newline.
+func marshal(rec Record) ([]byte, error) { return json.Marshal(rec) }
