@@ -7,7 +7,6 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
 	"github.com/llmstream/xk6-llmstream/analyze/result"
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
 // Defaults of Evaluate.
@@ -185,29 +184,22 @@ func newVerdict(s *Series, metric string, l compare.Limit, k int) Verdict {
 }
 
 // neededSamples is the fewest samples that bound both sides of the interval
-// of quantile q at the confidence level, and put two samples above it.
-func neededSamples(pt Point, q, confidence float64, minSamples int) int {
-	bounded := func(n int) bool {
-		lo, hi, _ := stats.IntervalRanks(n, q, confidence)
-		return lo >= 1 && hi <= n
-	}
-	hi := max(int(pt.Count), 1)
-	for !bounded(hi) {
-		if hi > 1<<30 {
-			return minSamples
-		}
-		hi *= 2
-	}
-	lo := hi / 2
-	for lo+1 < hi {
-		mid := (lo + hi) / 2
-		if bounded(mid) {
-			hi = mid
-		} else {
-			lo = mid
+// of quantile q at the confidence level, and put two samples above it
+// (minSamples). The order-statistic interval has a lower end when no sample
+// below the quantile has probability (1−q)ⁿ ≤ α/2, and an upper end when
+// qⁿ ≤ α/2 (stats.IntervalRanks).
+func neededSamples(q, confidence float64, minSamples int) int {
+	half := (1 - confidence) / 2
+	need := float64(minSamples)
+	for _, p := range []float64{q, 1 - q} {
+		if p > 0 && p < 1 {
+			need = max(need, math.Ceil(math.Log(half)/math.Log(p)))
 		}
 	}
-	return max(hi, minSamples)
+	if need > 1<<40 || math.IsNaN(need) {
+		return minSamples
+	}
+	return int(need)
 }
 
 func f64(v float64) *float64 { return result.F64(v) }

@@ -45,7 +45,7 @@ func evalPercentile(s *Series, metric string, l compare.Limit, o Options) []Verd
 		case !isBounded(pt):
 			v.Status = Inconclusive
 			conf := s.Runs[k].Record.Confidence
-			v.Needed = neededSamples(pt, n/100, conf, minSamplesOf(s, metric, n, k))
+			v.Needed = neededSamples(n/100, conf, minSamplesOf(s, metric, n, k))
 			v.Reason = fmt.Sprintf("too few samples to bound %s (%d; %d needed)", l.Stat.Label(), pt.Count, v.Needed)
 		case len(usable) < MinBaseline:
 			v.Status = Inconclusive
