@@ -58,10 +58,10 @@ func historyTables(w *errWriter, md bool, r *history.Report) {
 	}
 	var alerts, latest []string
 	for _, v := range r.Alerts {
-		alerts = append(alerts, verdictLine(v))
+		alerts = append(alerts, VerdictLine(v))
 	}
 	for _, v := range r.Latest {
-		latest = append(latest, verdictLine(v))
+		latest = append(latest, VerdictLine(v))
 	}
 	list("Alerts:", alerts)
 	list("Latest runs:", latest)
@@ -144,8 +144,8 @@ func rateCell(rates []history.Rate, metric string) string {
 	return "—"
 }
 
-// verdictLine says a verdict in one line.
-func verdictLine(v history.Verdict) string {
+// VerdictLine says a verdict in one line.
+func VerdictLine(v history.Verdict) string {
 	what := string(v.Status)
 	if v.Kind != "" {
 		what += " (" + string(v.Kind) + ")"
