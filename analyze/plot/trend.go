@@ -94,6 +94,8 @@ func Trend(series []TrendSeries, marks []TrendMark, opts ...Option) (*Figure, er
 	if xmin == xmax {
 		xmin, xmax = xmin-43200, xmax+43200
 	}
+	pad := 0.02 * (xmax - xmin) // the first and last dots are not cut
+	xmin, xmax = xmin-pad, xmax+pad
 	p.X.Min, p.X.Max = xmin, xmax
 	p.X.Label.Text = "run start (UTC)"
 	p.X.Tick.Marker = plot.TimeTicks{Format: timeFormat(xmax - xmin)}
