@@ -9,6 +9,7 @@
 //	analyze plot FILE... -o OUT.png    ECDF plots
 //	analyze compare BASE CANDIDATE     regression test between two runs
 //	analyze report FILE... -o DIR      self-contained HTML report
+//	analyze history FILE               run history: trend, step and drift alerts
 package main
 
 import (
