@@ -17,6 +17,7 @@ const summaryExamples = `  analyze summary results.json
   analyze summary --metric llm_ttft,llm_tpot --where scenario=ramp --format markdown run1.json run2.json
   analyze summary --by file --labels baseline,candidate base.json cand.json
   analyze summary --format json -o summary.json results.json
+  analyze summary --by model results.json --history runs.jsonl --label v1.4.2   (append the run to a history)
 `
 
 func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -26,7 +27,9 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		out  outputFlags
 		pcts listFlag
 		opts = result.DefaultOptions()
+		hist historyAppendFlags
 	)
+	hist.register(fs)
 	in.register(fs)
 	out.register(fs, output.Text, output.Markdown, output.JSON)
 	fs.Var(&pcts, "percentiles", "`percentiles` to report, comma-separated (default 50,90,95,99,99.9,99.99)")
@@ -73,5 +76,8 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
 		}
 	}
-	return out.write(stdout, func(w io.Writer) error { return output.WriteSummary(w, out.format, rep) })
+	if err := out.write(stdout, func(w io.Writer) error { return output.WriteSummary(w, out.format, rep) }); err != nil {
+		return err
+	}
+	return hist.append(d, rep, stderr)
 }

@@ -9,6 +9,7 @@
 //	analyze plot FILE... -o OUT.png    ECDF plots
 //	analyze compare BASE CANDIDATE     regression test between two runs
 //	analyze report FILE... -o DIR      self-contained HTML report
+//	analyze history FILE               run history: trend, step and drift alerts
 package main
 
 import (
@@ -35,7 +36,7 @@ type command struct {
 }
 
 // commandOrder is the order of the usage text.
-var commandOrder = []string{"summary", "check", "plot", "compare", "report", "version"}
+var commandOrder = []string{"summary", "check", "plot", "compare", "report", "history", "version"}
 
 var commands = map[string]command{
 	"summary": {"percentile tables with confidence intervals and warnings", runSummary},
@@ -43,6 +44,7 @@ var commands = map[string]command{
 	"plot":    {"draw ECDF plots (PNG or SVG)", runPlot},
 	"compare": {"compare a baseline run with a candidate run", runCompare},
 	"report":  {"write a self-contained HTML report with plots", runReport},
+	"history": {"runs of a scheduled test over time: trend, step and drift alerts", runHistory},
 	"version": {"print the version, commit and Go version", runVersion},
 }
 

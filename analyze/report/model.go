@@ -25,6 +25,24 @@ type Report struct {
 	// Health are the summary's client health and cache-hit lines
 	// (SummaryHealth), shown under the warnings.
 	Health []string
+	// History is the section of a run history (analyze history --report);
+	// nil for none.
+	History *History
+}
+
+// History is the trend of a scheduled test's runs: a figure per metric and
+// the alerts.
+type History struct {
+	File     string // the history file
+	Runs     int    // records read
+	Series   int
+	Settings string // the alert rules, in words
+	Figures  []Figure
+	// Alerts are the regressions and inconclusive runs; Latest the verdicts
+	// on each series' last run, which the gate decides on.
+	Alerts []string
+	Latest []string
+	OK     bool // the last runs pass the gate
 }
 
 // Input is one input file.

@@ -49,11 +49,9 @@ func Write(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	for _, m := range r.Metrics {
-		for _, f := range m.Figures {
-			if err := f.Fig.Save(filepath.Join(dir, f.File)); err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
+	for _, nf := range allFigures(r) {
+		if err := nf.fig.Fig.Save(filepath.Join(dir, nf.fig.File)); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
 	}
 	return writeFile(filepath.Join(dir, IndexFile), func(w io.Writer) error { return Render(w, r) })
@@ -81,20 +79,41 @@ func Render(w io.Writer, r *Report) error {
 // file in the report's folder, each name once.
 func checkFigures(r *Report) error {
 	seen := map[string]bool{}
-	for _, m := range r.Metrics {
-		for _, f := range m.Figures {
-			switch {
-			case f.Fig == nil:
-				return fmt.Errorf("report: figure %q of %s has nothing drawn", f.File, m.Name)
-			case f.File != filepath.Base(f.File) || strings.ContainsAny(f.File, `/\`) || !strings.HasSuffix(f.File, ".png"):
-				return fmt.Errorf("report: figure file %q of %s: want a plain file name ending in .png", f.File, m.Name)
-			case seen[f.File]:
-				return fmt.Errorf("report: two figures are named %q", f.File)
-			}
-			seen[f.File] = true
+	for _, nf := range allFigures(r) {
+		f := nf.fig
+		switch {
+		case f.Fig == nil:
+			return fmt.Errorf("report: figure %q of %s has nothing drawn", f.File, nf.of)
+		case f.File != filepath.Base(f.File) || strings.ContainsAny(f.File, `/\`) || !strings.HasSuffix(f.File, ".png"):
+			return fmt.Errorf("report: figure file %q of %s: want a plain file name ending in .png", f.File, nf.of)
+		case seen[f.File]:
+			return fmt.Errorf("report: two figures are named %q", f.File)
 		}
+		seen[f.File] = true
 	}
 	return nil
+}
+
+// namedFigure is a figure and what it belongs to (a metric, the history).
+type namedFigure struct {
+	fig Figure
+	of  string
+}
+
+// allFigures lists the figures of the metrics, then of the history.
+func allFigures(r *Report) []namedFigure {
+	var out []namedFigure
+	for _, m := range r.Metrics {
+		for _, f := range m.Figures {
+			out = append(out, namedFigure{f, m.Name})
+		}
+	}
+	if r.History != nil {
+		for _, f := range r.History.Figures {
+			out = append(out, namedFigure{f, "the history"})
+		}
+	}
+	return out
 }
 
 // inlineSVG renders a figure as an inline <svg> element with an accessible

@@ -1,0 +1,20 @@
+package history
+
+import (
+	"testing"
+
+	"github.com/llmstream/xk6-llmstream/analyze/compare"
+)
+
+func parseLimitT(t *testing.T, ss ...string) []compare.Limit {
+	t.Helper()
+	var out []compare.Limit
+	for _, s := range ss {
+		l, err := compare.ParseLimit(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
