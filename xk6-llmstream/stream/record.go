@@ -47,6 +47,11 @@ type Record struct {
 	TPOT    time.Duration
 	HasTPOT bool
 
+	// Stages split TTFT into connection set-up, request write, wait for the
+	// headers, headers → first event and first event → first text (see
+	// Stages): they add up to TTFT exactly when HasTTFT.
+	Stages Stages
+
 	// ITL holds the gaps between consecutive text-bearing events, in order
 	// (len = text events − 1).
 	ITL []time.Duration
