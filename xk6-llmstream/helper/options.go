@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -51,6 +52,7 @@ type config struct {
 	maxLine         int
 	bodyReadTimeout time.Duration
 	logger          *slog.Logger
+	records         *records.Writer
 }
 
 func newConfig(opts []Option) config {
@@ -112,3 +114,8 @@ func WithBodyReadTimeout(d time.Duration) Option {
 // WithLogger sets where the helper logs. Logs never hold header values, request
 // bodies or URL query strings. The default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithRecords writes one record per request to w (docs/records.md). The
+// handler submits each record without blocking; the caller closes w after
+// the server has shut down (Server.Shutdown returns after every request).
+func WithRecords(w *records.Writer) Option { return func(c *config) { c.records = w } }

@@ -41,6 +41,10 @@ type StreamRequest struct {
 	KeepTimeline bool `json:"keep_timeline,omitempty"`
 	// ITL returns the per-gap ITL list (default true).
 	ITL *bool `json:"itl,omitempty"`
+	// ID, Tags and Warmup go into the request's record (--records) only.
+	ID     string            `json:"id,omitempty"`
+	Tags   map[string]string `json:"tags,omitempty"`
+	Warmup bool              `json:"warmup,omitempty"`
 }
 
 // hopHeaders are never forwarded upstream: they describe the hop to the helper
@@ -57,6 +61,10 @@ type parsed struct {
 	url      *url.URL
 	itl      bool
 	redactor *redact.Redactor
+	// For the request's record:
+	id     string
+	tags   map[string]string
+	warmup bool
 }
 
 // requestError is a helper-level refusal: an HTTP status and an error kind.
@@ -144,6 +152,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 		},
 	}
 	p.redactor = redact.New(h, u)
+	p.id, p.tags, p.warmup = sr.ID, sr.Tags, sr.Warmup
 	return p, nil
 }
 

@@ -60,6 +60,10 @@ type Record struct {
 	// event that closed each gap carried (same length as ITL). Nil when unknown,
 	// which means "assume one token per event".
 	ITLTokens []int
+	// TextTokens is ITLTokens with the first text event's count in front:
+	// the output tokens of every text event (len = TextEvents); nil when
+	// unknown. ITLTokens shares its storage.
+	TextTokens []int
 
 	// OutputTokens and InputTokens come from the API's usage report when present
 	// (TokenSource == TokensFromUsage), else OutputTokens counts text-bearing events
