@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 )
 
@@ -53,6 +54,7 @@ type helperFlags struct {
 	maxBody     byteSize
 	maxText     byteSize
 	maxLine     byteSize
+	records     string
 	verbose     bool
 	grace       time.Duration
 }
@@ -74,6 +76,7 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&f.maxText, "max-text", "largest text (and reasoning) `size` returned with keep_text")
 	fs.Var(&f.maxLine, "max-line", "longest upstream SSE line `size` (0: the engine's default)")
 	fs.DurationVar(&f.grace, "grace", helperShutdownGrace, "after SIGINT/SIGTERM, how long running streams may finish before they are canceled (and answered as canceled)")
+	fs.StringVar(&f.records, "records", "", "write one record per request to `file` (JSON Lines; .gz compresses; docs/records.md)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, helperUsage)
@@ -127,7 +130,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).With("component", "helper")
 
-	srv, err := helper.Start(f.addr,
+	opts := []helper.Option{
 		helper.WithToken(f.token),
 		helper.WithAllowList(allow),
 		helper.WithTimeout(f.timeout),
@@ -136,8 +139,17 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithMaxText(int(f.maxText)),
 		helper.WithMaxLineBytes(int(f.maxLine)),
 		helper.WithLogger(logger),
-	)
+	}
+	var rw *records.Writer
+	if f.records != "" {
+		if rw, err = helper.CreateRecords(f.records); err != nil {
+			return err
+		}
+		opts = append(opts, helper.WithRecords(rw))
+	}
+	srv, err := helper.Start(f.addr, opts...)
 	if err != nil {
+		_, _ = helper.CloseRecords(rw)
 		if errors.Is(err, helper.ErrTokenRequired) {
 			return usageError{err}
 		}
@@ -159,6 +171,10 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	shutErr := srv.Shutdown(graceCtx)
 	st := srv.Handler().Stats()
 	logger.Info("stopped", "streams", st.Streams, "failed", st.Failed, "canceled", st.Canceled, "refused", st.Refused)
+	if msg, err := helper.CloseRecords(rw); rw != nil {
+		logger.Info("records", "file", f.records, "summary", msg)
+		shutErr = errors.Join(shutErr, err)
+	}
 	if serveErr != nil {
 		return fmt.Errorf("helper stopped: %w", serveErr)
 	}

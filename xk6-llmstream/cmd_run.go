@@ -37,6 +37,8 @@ Flags:
   --mock-profile FILE  start the mock with this profile (see docs/mock.md)
   --allow HOSTS        more upstream hosts for the helper, comma-separated
                        (loopback and the host of LLM_BASE_URL are allowed)
+  --records FILE       the helper writes one record per request to FILE
+                       (JSON Lines, .gz compresses; see docs/records.md)
   --verbose            log every stream the helper runs
 `
 
@@ -45,6 +47,7 @@ type runFlags struct {
 	mock        bool
 	mockProfile string
 	allow       []string
+	records     string
 	verbose     bool
 	help        bool
 }
@@ -96,6 +99,12 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 				return f, nil, err
 			}
 			f.mockProfile = v
+		case "records":
+			v, err := takeValue()
+			if err != nil {
+				return f, nil, err
+			}
+			f.records = v
 		case "allow":
 			v, err := takeValue()
 			if err != nil {
@@ -148,6 +157,7 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		Stderr:      stderr,
 		Signals:     signals,
 		Verbose:     f.verbose,
+		Records:     f.records,
 	})
 	if err != nil {
 		return err

@@ -74,11 +74,14 @@ export interface ClientOptions {
   /** Return the per-event timeline (result.timeline). Default false. */
   keepTimeline?: boolean;
   /**
-   * llm_itl samples: 'all' (default), 'off', or a fraction 0..1 kept
-   * deterministically (every 1/f-th sample of this Client in this VU) so long soak
-   * tests keep k6's memory bounded.
+   * llm_itl samples: 'all' (default), 'off', 'records' (none in k6: the
+   * helper's --records keep the per-token data, analyze reads them), or a
+   * fraction 0..1 kept deterministically (every 1/f-th sample of this Client
+   * in this VU) so long soak tests keep k6's memory bounded.
    */
-  itl?: 'all' | 'off' | number;
+  itl?: 'all' | 'off' | 'records' | number;
+  /** Add the llm_stage_* Trends (the stages of TTFT), 5 samples per request. Default false. */
+  stages?: boolean;
   /** The first n requests of this Client in each VU add no samples (result.warmup = true). Default 0. */
   warmup?: number;
   /** Adds the llm_slo_met Rate: 1 when the request succeeded and met every limit. */
@@ -236,6 +239,11 @@ export const METRICS: {
   readonly cachedInputTokens: 'llm_cached_input_tokens';
   readonly clientLag: 'llm_client_lag';
   readonly itlZeroGaps: 'llm_itl_zero_gaps';
+  readonly stageConnect: 'llm_stage_connect';
+  readonly stageSend: 'llm_stage_send';
+  readonly stageWait: 'llm_stage_wait';
+  readonly stageFirstEvent: 'llm_stage_first_event';
+  readonly stageFirstToken: 'llm_stage_first_token';
 };
 /** 'helper': the error kind of a request the helper refused or did not answer. */
 export const HELPER_ERROR_KIND: 'helper';

@@ -52,6 +52,11 @@ export const METRICS = Object.freeze({
   cachedInputTokens: 'llm_cached_input_tokens',
   clientLag: 'llm_client_lag',
   itlZeroGaps: 'llm_itl_zero_gaps',
+  stageConnect: 'llm_stage_connect',
+  stageSend: 'llm_stage_send',
+  stageWait: 'llm_stage_wait',
+  stageFirstEvent: 'llm_stage_first_event',
+  stageFirstToken: 'llm_stage_first_token',
 });
 
 /** The error kind of a request the helper refused or did not answer. */
@@ -82,6 +87,14 @@ const mServerTPOT = new Trend(METRICS.serverTPOT, true);
 const mCachedInputTokens = new Counter(METRICS.cachedInputTokens);
 const mClientLag = new Trend(METRICS.clientLag, true);
 const mZeroGaps = new Rate(METRICS.itlZeroGaps);
+// The stages of TTFT, sampled only by Clients with stages: true.
+const mStages = [
+  ['stage_connect_ms', new Trend(METRICS.stageConnect, true)],
+  ['stage_send_ms', new Trend(METRICS.stageSend, true)],
+  ['stage_wait_ms', new Trend(METRICS.stageWait, true)],
+  ['stage_first_event_ms', new Trend(METRICS.stageFirstEvent, true)],
+  ['stage_first_token_ms', new Trend(METRICS.stageFirstToken, true)],
+];
 let mSLO = null; // created by the first Client that has an slo (in the init context)
 
 let requestSeq = 0; // per VU: every runtime loads its own copy of this module
@@ -89,7 +102,7 @@ let requestSeq = 0; // per VU: every runtime loads its own copy of this module
 const CLIENT_OPTIONS = [
   'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
   'body', 'tags', 'timeout', 'idleTimeout', 'includeUsage', 'keepText',
-  'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion',
+  'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion', 'stages',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline'];
 const SLO_KEYS = ['ttft', 'ttftAnswer', 'tpot', 'e2e'];
@@ -153,6 +166,7 @@ export class Client {
     this.tags = stringTags(o.tags, 'tags');
     this.body = plainObject(o.body, 'body');
     this.itl = itlOption(o.itl);
+    this.stages = Boolean(o.stages);
     this.warmup = o.warmup === undefined ? 0 : Number(o.warmup);
     if (!Number.isInteger(this.warmup) || this.warmup < 0) {
       throw new TypeError(`llmstream: new Client: warmup must be a whole number ≥ 0, got ${JSON.stringify(o.warmup)}`);
@@ -259,6 +273,11 @@ export class Client {
     const keepTimeline = co.keepTimeline === undefined ? this.keepTimeline : Boolean(co.keepTimeline);
     const headers = Object.assign({}, this._headers, stringTags(co.headers, 'headers'));
 
+    requestSeq++;
+    this._started++;
+    const id = vuID() + '-' + requestSeq;
+    const tags = Object.assign({}, this.tags, stringTags(co.tags, 'tags'));
+    const warmup = this._started <= this.warmup;
     const wire = {
       url: modelURL(this._urlTemplate, model),
       api: this.api,
@@ -268,12 +287,17 @@ export class Client {
       timeout_ms: timeoutMs,
       keep_text: keepText,
       keep_timeline: keepTimeline,
-      itl: this.itl.mode !== 'off',
+      itl: this.itl.mode === 'all' || this.itl.mode === 'fraction',
+      id: id,
     };
     if (idleMs !== null) wire.idle_timeout_ms = idleMs;
+    // For the helper's records (--records) only.
+    for (const k in tags) {
+      wire.tags = tags;
+      break;
+    }
+    if (warmup) wire.warmup = true;
 
-    requestSeq++;
-    this._started++;
     return {
       payload: JSON.stringify(wire),
       httpParams: {
@@ -282,11 +306,11 @@ export class Client {
         timeout: Math.ceil(timeoutMs + Math.max(HOP_GRACE_MS, timeoutMs / 10)),
       },
       model: model,
-      tags: Object.assign({}, this.tags, stringTags(co.tags, 'tags')),
+      tags: tags,
       keepText: keepText,
       keepTimeline: keepTimeline,
-      warmup: this._started <= this.warmup,
-      id: vuID() + '-' + requestSeq,
+      warmup: warmup,
+      id: id,
     };
   }
 
@@ -370,6 +394,7 @@ export class Client {
       mOutputTokens.add(r.outputTokens, tags);
       mInputTokens.add(r.inputTokens, tags);
       recordServer(r, tags);
+      if (this.stages) recordStages(r.raw, tags);
       mFailed.add(r.ok ? 0 : 1, tags);
       const lag = msOrNull(r.raw, 'client_lag_ms');
       if (lag !== null) mClientLag.add(lag, tags);
@@ -388,7 +413,7 @@ export class Client {
   // that share of the samples (every 1/f-th), not a random one.
   _recordITL(r, tags) {
     const mode = this.itl.mode;
-    if (mode === 'off') return;
+    if (mode === 'off' || mode === 'records') return;
     const gaps = r.itl;
     const toks = r.itlTokens;
     for (let i = 0; i < gaps.length; i++) {
@@ -549,15 +574,26 @@ function recordServer(r, tags) {
   if (st.tpot !== null) mServerTPOT.add(st.tpot, tags);
 }
 
+// recordStages adds the stages of TTFT (null without a TTFT).
+function recordStages(raw, tags) {
+  if (raw === null || raw === undefined) return;
+  for (let i = 0; i < mStages.length; i++) {
+    const v = raw[mStages[i][0]];
+    if (typeof v === 'number') mStages[i][1].add(v, tags);
+  }
+}
+
 function itlOption(v) {
   if (v === undefined || v === null || v === 'all' || v === true) return { mode: 'all', fraction: 1 };
+  // The helper keeps the per-token data in its records; k6 gets none.
+  if (v === 'records') return { mode: 'records', fraction: 0 };
   if (v === 'off' || v === false) return { mode: 'off', fraction: 0 };
   if (typeof v === 'number' && v >= 0 && v <= 1) {
     if (v === 0) return { mode: 'off', fraction: 0 };
     if (v === 1) return { mode: 'all', fraction: 1 };
     return { mode: 'fraction', fraction: v };
   }
-  throw new TypeError(`llmstream: new Client: itl must be 'all', 'off' or a fraction between 0 and 1, got ${JSON.stringify(v)}`);
+  throw new TypeError(`llmstream: new Client: itl must be 'all', 'off', 'records' or a fraction between 0 and 1, got ${JSON.stringify(v)}`);
 }
 
 function sloOption(v) {

@@ -185,3 +185,9 @@ func (in *interner) set(tags []Tag, raw []byte) *TagSet {
 func sortTags(tags []Tag) {
 	slices.SortFunc(tags, func(a, b Tag) int { return strings.Compare(a.Key, b.Key) })
 }
+
+// Intern returns the Scanner's tag set of tags (any order, keys unique): the
+// same *TagSet its inputs' points with these tags have. It lets a reader of
+// another format (analyze's records) give its points tag sets that group,
+// filter and compare like k6's.
+func (s *Scanner) Intern(tags []Tag) *TagSet { return s.decoder().in.set(tags, nil) }

@@ -87,14 +87,15 @@ func (r *Reader) Seen(name string) bool { return r.names[name] }
 // InputError naming the file and line.
 func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error {
 	file := 0
+	keep := func(name string) bool {
+		r.names[name] = true
+		if r.keep != nil {
+			return r.keep(name)
+		}
+		return r.sel.Keeps(name)
+	}
 	sc := &k6json.Scanner{
-		Keep: func(name string) bool {
-			r.names[name] = true
-			if r.keep != nil {
-				return r.keep(name)
-			}
-			return r.sel.Keeps(name)
-		},
+		Keep:    keep,
 		Lenient: r.opts.Lenient,
 		OnMetric: func(m *k6json.Metric) error {
 			if _, ok := r.decls[m.Name]; !ok {
@@ -113,11 +114,20 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 			return fn(file, g, p)
 		},
 	}
+	rr := r.prepareRecords(sc, keep)
 	r.groupOf = make([][]int32, len(r.inputs))
-	for i, in := range r.inputs {
+	r.files = make([]k6json.FileStats, len(r.inputs))
+	for _, i := range rr.order(len(r.inputs)) {
 		file = i
-		st, err := sc.ScanFile(in.Path, r.opts.Stdin)
-		r.files = append(r.files, st)
+		in := r.inputs[i]
+		var st k6json.FileStats
+		var err error
+		if rr.isRecords(i) {
+			st, err = rr.scanFile(in.Path, sc, keep)
+		} else {
+			st, err = sc.ScanFile(in.Path, r.opts.Stdin)
+		}
+		r.files[i] = st
 		if err != nil {
 			var le *k6json.LineError
 			if errors.As(err, &le) {
@@ -127,6 +137,7 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		}
 		r.warnFile(in, st)
 	}
+	rr.warn(r.opts.Warn)
 	for _, m := range r.sel.Metrics {
 		if !r.names[m] && !r.sel.MissingOK {
 			return Errorf("metric %q is not in the inputs (they have: %s)", m, strings.Join(r.MetricNames(), ", "))

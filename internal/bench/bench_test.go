@@ -364,9 +364,12 @@ func BenchmarkDeliveryLag(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer hs.Shutdown(context.Background())
-	k6 := newK6Path(b, mock.url, s)
-	if k6 != nil {
-		defer k6.close()
+	var k6s []*k6Path
+	for _, mode := range []string{k6All, k6Records} {
+		if k := newK6Path(b, mock.url, s, mode); k != nil {
+			k6s = append(k6s, k)
+			defer k.close()
+		}
 	}
 
 	var all []*result
@@ -396,8 +399,8 @@ func BenchmarkDeliveryLag(b *testing.B) {
 				}
 			}
 			level := []*result{bare, viaHelper}
-			if k6 != nil {
-				level = append(level, k6.run(b, n))
+			for _, k := range k6s {
+				level = append(level, k.run(b, n))
 			}
 			for _, r := range level {
 				report(b, r)
@@ -412,7 +415,7 @@ func BenchmarkDeliveryLag(b *testing.B) {
 			all = append(all, level...)
 		})
 	}
-	printTables(os.Stdout, s, all, k6 == nil)
+	printTables(os.Stdout, s, all, len(k6s) == 0)
 }
 
 func report(b *testing.B, r *result) {

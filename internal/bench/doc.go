@@ -7,8 +7,10 @@
 //	            reader): the machine's floor;
 //	(b) helper: the same load through the helper (an HTTP hop to the helper,
 //	            which streams with the engine, keep_timeline on);
-//	(c) k6:     real k6 running llmstream.js against the same helper, when
-//	            K6_BIN points at a k6 binary;
+//	(c) k6:     real k6 running llmstream.js against a helper, when K6_BIN
+//	            points at a k6 binary, in two modes: k6-all+json (itl: 'all'
+//	            and --out json, what analyze reads from k6 alone) and
+//	            k6-records (itl: 'records', the helper writing --records);
 //
 // at 1, 50 and 200 concurrent streams, plus 2,000 concurrent slow streams
 // through the helper. The mock runs in a child process (this test binary,

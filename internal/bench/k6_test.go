@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
@@ -27,8 +28,11 @@ type recorder struct {
 }
 
 func (r *recorder) Do(ctx context.Context, req *stream.Request) *stream.Record {
-	req.KeepTimeline = true
-	rec := r.inner.Do(ctx, req)
+	// A copy: the answer to k6 stays as the script asked (no timeline), only
+	// the engine keeps one.
+	own := *req
+	own.KeepTimeline = true
+	rec := r.inner.Do(ctx, &own)
 	r.mu.Lock()
 	r.recs = append(r.recs, rec)
 	r.mu.Unlock()
@@ -43,17 +47,27 @@ func (r *recorder) take() []*stream.Record {
 	return recs
 }
 
-// k6Path is path (c): real k6 running llmstream.js against a helper.
+// k6Path is path (c): real k6 running llmstream.js against a helper, in one
+// of two modes: k6All (itl: 'all' and --out json, what analyze reads from k6
+// alone) or k6Records (itl: 'records', the helper writing --records).
 type k6Path struct {
 	bin, module, mockURL, dir string
+	mode                      string
 	s                         settings
 	rec                       *recorder
 	hs                        *helper.Server
+	rw                        *records.Writer
 }
+
+// The k6 path's modes, as the tables name them.
+const (
+	k6All     = "k6-all+json"
+	k6Records = "k6-records"
+)
 
 // newK6Path returns nil (path c skipped) unless K6_BIN is set and the module
 // is present.
-func newK6Path(b *testing.B, mockURL string, s settings) *k6Path {
+func newK6Path(b *testing.B, mockURL string, s settings, mode string) *k6Path {
 	bin := os.Getenv("K6_BIN")
 	if bin == "" {
 		return nil
@@ -66,15 +80,31 @@ func newK6Path(b *testing.B, mockURL string, s settings) *k6Path {
 		b.Logf("k6 path skipped: %v", err)
 		return nil
 	}
-	rec := &recorder{inner: stream.NewClient()}
-	hs, err := helper.Start(helper.DefaultAddr, helper.WithStreamer(rec))
+	k := &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), s: s, mode: mode,
+		rec: &recorder{inner: stream.NewClient()}}
+	opts := []helper.Option{helper.WithStreamer(k.rec)}
+	if mode == k6Records {
+		rw, err := helper.CreateRecords(filepath.Join(k.dir, "records.jsonl"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		k.rw = rw
+		opts = append(opts, helper.WithRecords(rw))
+	}
+	hs, err := helper.Start(helper.DefaultAddr, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), s: s, rec: rec, hs: hs}
+	k.hs = hs
+	return k
 }
 
-func (k *k6Path) close() { _ = k.hs.Shutdown(context.Background()) }
+func (k *k6Path) close() {
+	_ = k.hs.Shutdown(context.Background())
+	if msg, err := helper.CloseRecords(k.rw); k.rw != nil {
+		fmt.Printf("%s: records %s (%v)\n", k.mode, msg, err)
+	}
+}
 
 // k6Script is the k6 path's script. Each VU sleeps its start offset (the
 // benchmark's StaggerOffset, in seconds) once, before its first (warm-up)
@@ -89,7 +119,7 @@ export const options = {
   scenarios: { bench: { executor: 'per-vu-iterations', vus: %d, iterations: %d, maxDuration: '30m' } },
 };
 
-const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: 1 });
+const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: 1, itl: '%s' });
 
 export default function () {
   if (exec.vu.iterationInScenario === 0) {
@@ -102,7 +132,7 @@ export default function () {
 `
 
 func (k *k6Path) run(b *testing.B, n int) *result {
-	r := &result{path: "k6", streams: n, cpuDetail: "helper + k6 (child)"}
+	r := &result{path: k.mode, streams: n, cpuDetail: "helper + k6 (child)"}
 	script := filepath.Join(k.dir, fmt.Sprintf("bench-%d.js", n))
 	offs := StaggerOffsets(n, k.s.stagger)
 	secs := make([]float64, n)
@@ -113,11 +143,19 @@ func (k *k6Path) run(b *testing.B, n int) *result {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, n, k.s.rounds+1, fastModel, k.s.tokens)
+	itl := "all"
+	if k.mode == k6Records {
+		itl = "records"
+	}
+	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, n, k.s.rounds+1, fastModel, itl, k.s.tokens)
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(k.bin, "run", "--quiet", "--no-color", script)
+	args := []string{"run", "--quiet", "--no-color"}
+	if k.mode == k6All {
+		args = append(args, "--out", "json="+filepath.Join(k.dir, fmt.Sprintf("out-%d.json", n)))
+	}
+	cmd := exec.Command(k.bin, append(args, script)...)
 	cmd.Env = append(os.Environ(), "LLM_BASE_URL="+k.mockURL, "LLMSTREAM_HELPER="+k.hs.URL(), "LLMSTREAM_HELPER_TOKEN=")
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out

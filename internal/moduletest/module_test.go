@@ -657,7 +657,7 @@ export default function () {}
 		"badbase":     "must start with http:// or https://",
 		"badapi":      `unknown api "openai-realtime"`,
 		"unknown":     `unknown option "apikey"`,
-		"itl":         "itl must be 'all', 'off' or a fraction",
+		"itl":         "itl must be 'all', 'off', 'records' or a fraction",
 		"warmup":      "warmup must be a whole number",
 		"slokey":      `slo: unknown limit "ttfb"`,
 		"sloempty":    "slo has no limits",

@@ -50,19 +50,28 @@ type Answer struct {
 	// The server's own timings (ollama's final chunk, llama.cpp's timings):
 	// all null when the server reported none; a duration is also null when
 	// that one was not reported (zero).
-	ServerPrefillMS    *float64    `json:"server_prefill_ms"`
-	ServerDecodeMS     *float64    `json:"server_decode_ms"`
-	ServerTotalMS      *float64    `json:"server_total_ms"`
-	ServerLoadMS       *float64    `json:"server_load_ms"`
-	ServerTPOTMS       *float64    `json:"server_tpot_ms"`
-	ServerPromptTokens *int        `json:"server_prompt_tokens"`
-	ServerOutputTokens *int        `json:"server_output_tokens"`
-	ClientLagMS        *float64    `json:"client_lag_ms"` // null when the canary never ran
-	ITLZeroGaps        int         `json:"itl_zero_gaps"`
-	Text               *string     `json:"text,omitempty"`           // keep_text only
-	Reasoning          *string     `json:"reasoning,omitempty"`      // keep_text only
-	TextTruncated      *bool       `json:"text_truncated,omitempty"` // keep_text only
-	Timeline           []EventTime `json:"timeline,omitzero"`        // keep_timeline only (then never nil)
+	ServerPrefillMS    *float64 `json:"server_prefill_ms"`
+	ServerDecodeMS     *float64 `json:"server_decode_ms"`
+	ServerTotalMS      *float64 `json:"server_total_ms"`
+	ServerLoadMS       *float64 `json:"server_load_ms"`
+	ServerTPOTMS       *float64 `json:"server_tpot_ms"`
+	ServerPromptTokens *int     `json:"server_prompt_tokens"`
+	ServerOutputTokens *int     `json:"server_output_tokens"`
+	ClientLagMS        *float64 `json:"client_lag_ms"` // null when the canary never ran
+	ITLZeroGaps        int      `json:"itl_zero_gaps"`
+	// The stages of TTFT (stream.Stages): null without a TTFT; they add up
+	// to ttft_ms up to the rounding of each to the microsecond.
+	StageConnectMS    *float64 `json:"stage_connect_ms"`
+	StageSendMS       *float64 `json:"stage_send_ms"`
+	StageWaitMS       *float64 `json:"stage_wait_ms"`
+	StageFirstEventMS *float64 `json:"stage_first_event_ms"`
+	StageFirstTokenMS *float64 `json:"stage_first_token_ms"`
+	ConnReused        bool     `json:"conn_reused"`
+
+	Text          *string     `json:"text,omitempty"`           // keep_text only
+	Reasoning     *string     `json:"reasoning,omitempty"`      // keep_text only
+	TextTruncated *bool       `json:"text_truncated,omitempty"` // keep_text only
+	Timeline      []EventTime `json:"timeline,omitzero"`        // keep_timeline only (then never nil)
 }
 
 // AnswerError is the failure of a stream in an Answer, and the body of the

@@ -53,6 +53,10 @@ func answerOf(rec *stream.Record, o *encodeOptions) Answer {
 		prompt, output := st.PromptTokens, st.OutputTokens
 		a.ServerPromptTokens, a.ServerOutputTokens = &prompt, &output
 	}
+	st := &rec.Stages
+	a.StageConnectMS, a.StageSendMS = ms(st.Connect, rec.HasTTFT), ms(st.Send, rec.HasTTFT)
+	a.StageWaitMS, a.StageFirstEventMS = ms(st.Wait, rec.HasTTFT), ms(st.FirstEvent, rec.HasTTFT)
+	a.StageFirstTokenMS, a.ConnReused = ms(st.FirstToken, rec.HasTTFT), st.Reused
 	if rec.Err != nil {
 		a.Error = &AnswerError{Kind: string(rec.Err.Kind), Message: o.red.String(rec.Err.Message)}
 	}
@@ -108,6 +112,7 @@ func randomRecord(r *rand.Rand, text, other string) *stream.Record {
 		rec.ServerTimings = &stream.ServerTimings{Prefill: zeroOr(), Decode: zeroOr(), Total: zeroOr(), Load: zeroOr(),
 			PromptTokens: r.IntN(3) * r.IntN(5000), OutputTokens: r.IntN(3) * r.IntN(5000)}
 	}
+	rec.Stages = stream.Stages{Connect: dur(), Send: dur(), Wait: dur(), FirstEvent: dur(), FirstToken: dur(), Reused: r.IntN(2) == 0}
 	if r.IntN(3) == 0 {
 		rec.Err = &stream.Error{Kind: stream.ErrorKind(pick(r, "connect", "http_5xx")), Message: other + " " + text}
 	}

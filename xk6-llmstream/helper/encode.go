@@ -38,6 +38,7 @@ func appendRecord(b []byte, rec *stream.Record, o *encodeOptions) []byte {
 	b = appendGaps(b, rec, o.itl)
 	b = appendCounts(b, rec, o)
 	b = appendServer(b, rec)
+	b = appendStages(b, rec)
 	if o.keepText {
 		b = appendText(b, rec, o)
 	}
@@ -162,6 +163,19 @@ func appendServer(b []byte, rec *stream.Record) []byte {
 	b = appendMSField(b, "server_tpot_ms", tpot, ok)
 	b = appendIntField(b, "server_prompt_tokens", st.PromptTokens)
 	return appendIntField(b, "server_output_tokens", st.OutputTokens)
+}
+
+// appendStages appends the stages of TTFT (null without a TTFT) and whether
+// the connection was reused.
+func appendStages(b []byte, rec *stream.Record) []byte {
+	s, has := &rec.Stages, rec.HasTTFT
+	b = appendMSField(b, "stage_connect_ms", s.Connect, has)
+	b = appendMSField(b, "stage_send_ms", s.Send, has)
+	b = appendMSField(b, "stage_wait_ms", s.Wait, has)
+	b = appendMSField(b, "stage_first_event_ms", s.FirstEvent, has)
+	b = appendMSField(b, "stage_first_token_ms", s.FirstToken, has)
+	b = append(b, `,"conn_reused":`...)
+	return strconv.AppendBool(b, s.Reused)
 }
 
 // appendText appends text and reasoning, redacted then cut to maxText, and

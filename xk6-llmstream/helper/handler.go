@@ -186,7 +186,9 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		log.Debug("stream", "upstream", p.logURL, "api", string(rec.Dialect), "status", rec.Status,
 			"error", kind, "ttft", rec.TTFT, "e2e", rec.E2E, "events", rec.Events)
 	}
-	if r.Context().Err() != nil {
+	gone := r.Context().Err() != nil
+	h.record(p, rec, gone)
+	if gone {
 		// The k6 side went away; the engine has stopped the upstream request.
 		h.canceled.Add(1)
 		return

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -53,6 +54,7 @@ type config struct {
 	logger          *slog.Logger
 	clockNow        func() time.Time
 	clockSleep      func(time.Duration)
+	records         *records.Writer
 }
 
 func newConfig(opts []Option) config {
@@ -121,3 +123,8 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 func WithClock(now func() time.Time, sleep func(time.Duration)) Option {
 	return func(c *config) { c.clockNow, c.clockSleep = now, sleep }
 }
+
+// WithRecords writes one record per request to w (docs/records.md). The
+// handler submits each record without blocking; the caller closes w after
+// the server has shut down (Server.Shutdown returns after every request).
+func WithRecords(w *records.Writer) Option { return func(c *config) { c.records = w } }

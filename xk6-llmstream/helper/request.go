@@ -41,6 +41,10 @@ type StreamRequest struct {
 	KeepTimeline bool `json:"keep_timeline,omitempty"`
 	// ITL returns the per-gap ITL list (default true).
 	ITL *bool `json:"itl,omitempty"`
+	// ID, Tags and Warmup go into the request's record (--records) only.
+	ID     string            `json:"id,omitempty"`
+	Tags   map[string]string `json:"tags,omitempty"`
+	Warmup bool              `json:"warmup,omitempty"`
 }
 
 // hopHeaders are never forwarded upstream: they describe the hop to the helper
@@ -58,6 +62,10 @@ type parsed struct {
 	itl      bool
 	redactor *redact.Redactor
 	logURL   string // the upstream as logs may show it
+	// For the request's record:
+	id     string
+	tags   map[string]string
+	warmup bool
 }
 
 // requestError is a helper-level refusal: an HTTP status and an error kind.
@@ -147,6 +155,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	}
 	p.redactor = redact.New(h, u)
 	p.logURL = logURL(u, p.redactor)
+	p.id, p.tags, p.warmup = sr.ID, sr.Tags, sr.Warmup
 	return p, nil
 }
 

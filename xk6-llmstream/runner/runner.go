@@ -58,6 +58,9 @@ type Config struct {
 	Signals <-chan os.Signal
 	// Verbose makes the helper log every stream.
 	Verbose bool
+	// Records is a file the helper writes per-request records to
+	// (docs/records.md); empty writes none.
+	Records string
 	// HelperOptions are added to the helper's options (tests, benchmarks).
 	HelperOptions []helper.Option
 }
@@ -113,6 +116,20 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 0, err
 	}
 	opts := helperOptions(cfg, token, allowList, stderr)
+	if cfg.Records != "" {
+		rw, err := helper.CreateRecords(cfg.Records)
+		if err != nil {
+			return 0, err
+		}
+		opts = append(opts, helper.WithRecords(rw))
+		defer func() { // after the helper's shutdown: every record is in
+			msg, err := helper.CloseRecords(rw)
+			if err != nil {
+				say("warning: records %s: %v", cfg.Records, err)
+			}
+			say("records %s: %s", cfg.Records, msg)
+		}()
+	}
 	hs, err := helper.Start(helper.DefaultAddr, opts...)
 	if err != nil {
 		return 0, err

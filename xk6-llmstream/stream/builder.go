@@ -216,6 +216,9 @@ func (b *builder) finish(eof, pending bool) {
 	if perEvent && len(b.textTokens) > 1 {
 		r.ITLTokens = b.textTokens[1:]
 	}
+	if perEvent && len(b.textTokens) == r.TextEvents {
+		r.TextTokens = b.textTokens
+	}
 	if !perEvent {
 		for i := range r.Timeline {
 			r.Timeline[i].Tokens = 0

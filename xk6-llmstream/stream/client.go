@@ -136,10 +136,12 @@ func (cl *call) run(body []byte) {
 	ctx, cancel := context.WithCancelCause(cl.parent)
 	defer cancel(nil)
 	cl.ctx = ctx
-	hreq, ok := cl.newHTTPRequest(ctx, body)
+	tr := &connTrace{cl: cl}
+	hreq, ok := cl.newHTTPRequest(tr.withTrace(ctx), body)
 	if !ok {
 		return
 	}
+	defer func() { rec.Stages = tr.stages(rec) }()
 	totalTimer := time.AfterFunc(cl.total, func() { cancel(errTotalTimeout) })
 	defer totalTimer.Stop()
 	cl.idleTimer = time.AfterFunc(cl.idle, func() { cancel(errIdleTimeout) })

@@ -47,6 +47,11 @@ type Record struct {
 	TPOT    time.Duration
 	HasTPOT bool
 
+	// Stages split TTFT into connection set-up, request write, wait for the
+	// headers, headers → first event and first event → first text (see
+	// Stages): they add up to TTFT exactly when HasTTFT.
+	Stages Stages
+
 	// ITL holds the gaps between consecutive text-bearing events, in order
 	// (len = text events − 1).
 	ITL []time.Duration
@@ -55,6 +60,10 @@ type Record struct {
 	// event that closed each gap carried (same length as ITL). Nil when unknown,
 	// which means "assume one token per event".
 	ITLTokens []int
+	// TextTokens is ITLTokens with the first text event's count in front:
+	// the output tokens of every text event (len = TextEvents); nil when
+	// unknown. ITLTokens shares its storage.
+	TextTokens []int
 
 	// OutputTokens and InputTokens come from the API's usage report when present
 	// (TokenSource == TokensFromUsage), else OutputTokens counts text-bearing events

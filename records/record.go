@@ -1,0 +1,149 @@
+// Package records is the format of the per-request records the helper writes
+// with --records FILE, and its reader: the contract between the helper, which
+// writes them, and analyze, which reads them (docs/records.md). It depends on
+// nothing else in the module, so analyze can import it without the k6 side's
+// code.
+//
+// A records file is JSON Lines, optionally gzip-compressed: a Header line, one
+// Record line per request in the order the requests ended, and a Trailer line
+// when the writer was closed (a file without it was cut short: the helper was
+// killed, or is still running).
+package records
+
+// Format is the Header's Format: how a reader recognises a records file.
+const Format = "llmstream-records"
+
+// Version is the V of every line this package writes. It changes when a field
+// changes meaning or goes away; new fields do not change it.
+const Version = 1
+
+// Header is the first line of a records file.
+type Header struct {
+	Format string `json:"format"` // always Format
+	V      int    `json:"v"`
+	// CreatedNS is when the writer opened the file (unix ns).
+	CreatedNS int64 `json:"created_ns"`
+	// Writer names the program that wrote the file, with its version.
+	Writer string `json:"writer,omitempty"`
+	// Instance tells apart the writers of one run (host name and process id).
+	Instance string `json:"instance,omitempty"`
+}
+
+// Trailer is the last line of a records file that was closed properly.
+type Trailer struct {
+	End bool `json:"end"` // always true
+	V   int  `json:"v"`
+	// Records is the number of Record lines written.
+	Records int64 `json:"records"`
+	// Dropped is the number of requests not written because the writer's
+	// queue was full (the helper never blocks a stream to write a record).
+	Dropped int64 `json:"dropped"`
+	// Lost is the number of records that a write error lost.
+	Lost int64 `json:"lost,omitempty"`
+}
+
+// Record is one request as the helper streamed it. Durations are integer
+// nanoseconds from StartNS on the helper's monotonic clock; a moment that did
+// not happen is absent (nil).
+type Record struct {
+	V int `json:"v"`
+	// ID is the request id the module gave the request: the same id is the
+	// llm_request_id metadata of the request's samples in k6's JSON output.
+	// Empty when the caller gave none.
+	ID string `json:"id,omitempty"`
+	// Tags are the script's tags of the request (the Client's and the call's);
+	// the module's own tags (model, api, status, error, token_source) follow
+	// from the fields below.
+	Tags map[string]string `json:"tags,omitempty"`
+	// Warmup is true for a request the module does not record in k6 (the
+	// Client's warmup option).
+	Warmup bool `json:"warmup,omitempty"`
+	// Unanswered is true when the caller went away before the answer (the k6
+	// side stopped): k6 recorded nothing for it.
+	Unanswered bool `json:"unanswered,omitempty"`
+
+	StartNS int64  `json:"start_ns"` // unix ns, just before the request was sent
+	API     string `json:"api"`      // the dialect decoded
+	Model   string `json:"model"`
+	Status  int    `json:"status"` // HTTP status, 0 when no response arrived
+	Error   *Error `json:"error,omitempty"`
+	Finish  string `json:"finish,omitempty"` // the finish reason
+
+	HeadersNS    *int64 `json:"headers_ns,omitempty"`
+	FirstEventNS *int64 `json:"first_event_ns,omitempty"`
+	TTFTNS       *int64 `json:"ttft_ns,omitempty"`
+	TTFTAnswerNS *int64 `json:"ttft_answer_ns,omitempty"`
+	TPOTNS       *int64 `json:"tpot_ns,omitempty"`
+	E2ENS        int64  `json:"e2e_ns"`
+
+	// Stages split TTFT; present when the request had a response.
+	Stages *Stages `json:"stages,omitempty"`
+
+	// TextNS are the text-bearing events' times, delta-encoded: TextNS[0] is
+	// the first text event's offset from the start (TTFT), TextNS[i] the gap
+	// from text event i−1 to text event i (the ITL gaps).
+	TextNS []int64 `json:"text_ns,omitempty"`
+	// TextTokens, when the server reported per-event token counts, is how
+	// many output tokens each text event carried (same length as TextNS);
+	// absent when unknown (one token per event is then assumed).
+	TextTokens []int `json:"text_tokens,omitempty"`
+
+	OutputTokens             int    `json:"output_tokens"`
+	InputTokens              int    `json:"input_tokens"`
+	ReasoningTokens          int    `json:"reasoning_tokens,omitempty"`
+	CachedInputTokens        int    `json:"cached_input_tokens,omitempty"`
+	CacheCreationInputTokens int    `json:"cache_creation_input_tokens,omitempty"`
+	TokenSource              string `json:"token_source"` // "usage" or "events"
+	Events                   int    `json:"events"`
+	Bytes                    int64  `json:"bytes"`
+
+	// Server is the server's own account of its time (ollama, llama.cpp).
+	Server *Server `json:"server,omitempty"`
+}
+
+// Error is a failed request's error kind and (redacted) message.
+type Error struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message,omitempty"`
+}
+
+// Stages split TTFT: start → connection ready (ConnectNS, 0 when reused) →
+// request written (SendNS) → response headers (WaitNS) → first event
+// (FirstEventNS) → first text (FirstTokenNS). For a request with a TTFT they
+// add up to it exactly.
+type Stages struct {
+	ConnectNS    int64 `json:"connect_ns"`
+	SendNS       int64 `json:"send_ns"`
+	WaitNS       int64 `json:"wait_ns"`
+	FirstEventNS int64 `json:"first_event_ns"`
+	FirstTokenNS int64 `json:"first_token_ns"`
+	Reused       bool  `json:"reused,omitempty"`
+	DNSNS        int64 `json:"dns_ns,omitempty"`
+	TLSNS        int64 `json:"tls_ns,omitempty"`
+}
+
+// Sum is the stages' total.
+func (s *Stages) Sum() int64 {
+	return s.ConnectNS + s.SendNS + s.WaitNS + s.FirstEventNS + s.FirstTokenNS
+}
+
+// Server is what the server reported of its own work; zero: not reported.
+type Server struct {
+	PrefillNS    int64 `json:"prefill_ns,omitempty"`
+	DecodeNS     int64 `json:"decode_ns,omitempty"`
+	TotalNS      int64 `json:"total_ns,omitempty"`
+	LoadNS       int64 `json:"load_ns,omitempty"`
+	PromptTokens int   `json:"prompt_tokens,omitempty"`
+	OutputTokens int   `json:"output_tokens,omitempty"`
+}
+
+// OK reports whether the request succeeded.
+func (r *Record) OK() bool { return r.Error == nil }
+
+// ErrorKind is the error kind, "" for a successful request.
+func (r *Record) ErrorKind() string {
+	if r.Error == nil {
+		return ""
+	}
+	return r.Error.Kind
+}

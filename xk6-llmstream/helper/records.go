@@ -1,0 +1,125 @@
+package helper
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/llmstream/xk6-llmstream/internal/redact"
+	"github.com/llmstream/xk6-llmstream/internal/version"
+	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
+)
+
+// record hands a finished request to the records writer, if any. It never
+// blocks: a full queue drops the record and the writer counts it.
+func (h *Handler) record(p *parsed, rec *stream.Record, unanswered bool) {
+	if h.cfg.records == nil {
+		return
+	}
+	h.cfg.records.Submit(&recordItem{rec: rec, id: p.id, tags: p.tags, warmup: p.warmup,
+		unanswered: unanswered, api: p.req.Dialect, red: p.redactor})
+}
+
+// recordItem is a request waiting for the records writer: the engine's
+// record and what the request said about itself. It is converted and encoded
+// on the writer's goroutine.
+type recordItem struct {
+	rec        *stream.Record
+	id         string
+	tags       map[string]string
+	warmup     bool
+	unanswered bool
+	api        stream.Dialect
+	red        *redact.Redactor
+}
+
+// Size estimates the memory the waiting item holds.
+func (it *recordItem) Size() int {
+	r := it.rec
+	return 1024 + 8*cap(r.ITL) + 8*cap(r.TextTokens) + 40*cap(r.Timeline) + len(r.Text) + len(r.Reasoning) + len(it.id)
+}
+
+// AppendRecord appends the request's record line.
+func (it *recordItem) AppendRecord(b []byte) []byte {
+	out := toRecord(it.rec, it.red)
+	out.ID, out.Warmup, out.Unanswered = it.red.String(it.id), it.warmup, it.unanswered
+	if out.API == "" {
+		out.API = string(it.api)
+	}
+	if len(it.tags) > 0 {
+		out.Tags = make(map[string]string, len(it.tags))
+		for k, v := range it.tags {
+			out.Tags[it.red.String(k)] = it.red.String(v)
+		}
+	}
+	return records.AppendJSON(b, &out)
+}
+
+// toRecord is the engine's record in the records format; strings that came
+// from the server or the script are redacted.
+func toRecord(r *stream.Record, red *redact.Redactor) records.Record {
+	ns := func(d int64, happened bool) *int64 {
+		if !happened {
+			return nil
+		}
+		return &d
+	}
+	out := records.Record{V: records.Version, API: string(r.Dialect), Model: red.String(r.Model), Status: r.Status,
+		Finish:    red.String(r.FinishReason),
+		HeadersNS: ns(int64(r.Headers), r.Status != 0), FirstEventNS: ns(int64(r.FirstEvent), r.Events > 0),
+		TTFTNS: ns(int64(r.TTFT), r.HasTTFT), TTFTAnswerNS: ns(int64(r.TTFTAnswer), r.HasTTFTAnswer),
+		TPOTNS: ns(int64(r.TPOT), r.HasTPOT), E2ENS: int64(r.E2E),
+		OutputTokens: r.OutputTokens, InputTokens: r.InputTokens, ReasoningTokens: r.ReasoningTokens,
+		CachedInputTokens: r.CachedInputTokens, CacheCreationInputTokens: r.CacheCreationInputTokens,
+		TokenSource: string(r.TokenSource), Events: r.Events, Bytes: r.Bytes, TextTokens: r.TextTokens}
+	if !r.Start.IsZero() {
+		out.StartNS = r.Start.UnixNano()
+	}
+	if r.Err != nil {
+		out.Error = &records.Error{Kind: string(r.Err.Kind), Message: red.String(r.Err.Message)}
+	}
+	if r.Status != 0 {
+		s := &r.Stages
+		out.Stages = &records.Stages{ConnectNS: int64(s.Connect), SendNS: int64(s.Send), WaitNS: int64(s.Wait),
+			FirstEventNS: int64(s.FirstEvent), FirstTokenNS: int64(s.FirstToken), Reused: s.Reused,
+			DNSNS: int64(s.DNS), TLSNS: int64(s.TLS)}
+	}
+	if r.HasTTFT {
+		out.TextNS = make([]int64, 0, 1+len(r.ITL))
+		out.TextNS = append(out.TextNS, int64(r.TTFT))
+		for _, d := range r.ITL {
+			out.TextNS = append(out.TextNS, int64(d))
+		}
+	}
+	if st := r.ServerTimings; st != nil {
+		out.Server = &records.Server{PrefillNS: int64(st.Prefill), DecodeNS: int64(st.Decode), TotalNS: int64(st.Total),
+			LoadNS: int64(st.Load), PromptTokens: st.PromptTokens, OutputTokens: st.OutputTokens}
+	}
+	return out
+}
+
+// CreateRecords creates the records file at path (gzip when it ends in .gz)
+// with the helper's name, version and instance in its header. Pass it to
+// WithRecords and close it after the server has shut down.
+func CreateRecords(path string) (*records.Writer, error) {
+	host, _ := os.Hostname()
+	return records.Create(path, records.Options{
+		Writer:   "xk6-llmstream helper " + version.Version,
+		Instance: fmt.Sprintf("%s/%d", host, os.Getpid()),
+	})
+}
+
+// CloseRecords closes w and says what it wrote, for the helper's last log
+// line; it is nil-safe.
+func CloseRecords(w *records.Writer) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	err := w.Close()
+	st := w.Stats()
+	msg := fmt.Sprintf("%d record(s) written, %d dropped (queue full)", st.Written, st.Dropped)
+	if st.Lost > 0 {
+		msg += fmt.Sprintf(", %d lost to a write error", st.Lost)
+	}
+	return msg, err
+}

@@ -1,0 +1,108 @@
+package helper
+
+import (
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/records"
+)
+
+// TestRecordsOfRealStreams streams through a helper that writes records
+// (gzip) and checks each record against the answer of the same request: id,
+// tags, the text events' times (the answer's ITL), stages adding up to TTFT,
+// and no API key anywhere in the file.
+func TestRecordsOfRealStreams(t *testing.T) {
+	t.Parallel()
+	const key = "sk-records-test-0123456789abcdef"
+	cfg := fixedMock()
+	cfg.Default.ITL.Base = time.Millisecond
+	cfg.APIKey = key
+	mock := startMock(t, cfg)
+	path := filepath.Join(t.TempDir(), "records.jsonl.gz")
+	rw, err := CreateRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start("127.0.0.1:0", WithRecords(rw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]Answer{}
+	for i, id := range []string{"1-1", "1-2", "2-1"} {
+		status, a, raw := streamVia(t, s.URL(), map[string]any{
+			"url": mock + "/v1/chat/completions", "headers": map[string]string{"Authorization": "Bearer " + key},
+			"body": map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "hi"}}, "max_tokens": 5 + i},
+			"id":   id, "tags": map[string]string{"scenario": "s" + id, "leak": key}, "warmup": i == 2,
+		})
+		if status != 200 || !a.OK {
+			t.Fatalf("request %s: %d %s", id, status, raw)
+		}
+		answers[id] = a
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := CloseRecords(rw); err != nil || !strings.Contains(msg, "3 record(s) written, 0 dropped") {
+		t.Fatalf("CloseRecords: %q, %v", msg, err)
+	}
+	raw, _ := os.ReadFile(path)
+	f, _ := os.Open(path)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain strings.Builder
+	seen := 0
+	st, err := records.Scan(zr, func(r *records.Record) error {
+		seen++
+		a, ok := answers[r.ID]
+		if !ok {
+			t.Fatalf("record with unknown id %q", r.ID)
+		}
+		checkRecordMatchesAnswer(t, r, &a)
+		if r.Tags["scenario"] != "s"+r.ID || strings.Contains(r.Tags["leak"], key) {
+			t.Errorf("record %s: tags %v", r.ID, r.Tags)
+		}
+		if r.Warmup != (r.ID == "2-1") {
+			t.Errorf("record %s: warmup %v", r.ID, r.Warmup)
+		}
+		plain.WriteString(r.Tags["leak"] + r.Model)
+		return nil
+	})
+	if err != nil || st.Damage != "" || st.Trailer == nil || seen != 3 {
+		t.Fatalf("scan: %v, %+v, %d records", err, st, seen)
+	}
+	if strings.Contains(string(raw), key) || strings.Contains(plain.String(), key) {
+		t.Fatal("the API key is in the records file")
+	}
+}
+
+func checkRecordMatchesAnswer(t *testing.T, r *records.Record, a *Answer) {
+	t.Helper()
+	ms := func(ns int64) float64 {
+		return float64(time.Duration(ns).Round(time.Microsecond)/time.Microsecond) / 1000
+	}
+	if r.TTFTNS == nil || ms(*r.TTFTNS) != *a.TTFTMS || ms(r.E2ENS) != *a.E2EMS || r.StartNS != *a.StartUnixNS {
+		t.Errorf("record %s: ttft/e2e/start differ from the answer", r.ID)
+	}
+	if len(r.TextNS) != len(a.ITLMS)+1 {
+		t.Fatalf("record %s: %d text events, answer has %d gaps", r.ID, len(r.TextNS), len(a.ITLMS))
+	}
+	for i, g := range a.ITLMS {
+		if ms(r.TextNS[i+1]) != g {
+			t.Errorf("record %s: gap %d is %v ms in the record, %v in the answer", r.ID, i, ms(r.TextNS[i+1]), g)
+		}
+	}
+	if r.Stages == nil || r.Stages.Sum() != *r.TTFTNS {
+		t.Errorf("record %s: stages %+v do not add up to TTFT %d", r.ID, r.Stages, *r.TTFTNS)
+	}
+	if r.OutputTokens != a.OutputTokens || r.API != a.API || r.Status != 200 || r.Error != nil {
+		t.Errorf("record %s: %+v differs from the answer", r.ID, r)
+	}
+}
