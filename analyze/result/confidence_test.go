@@ -69,7 +69,7 @@ func TestJudgeVerdicts(t *testing.T) {
 		{"m: rate<0.05", check.Data{Type: k6json.Rate, Count: 10000, NonZero: 100}, Pass},
 		{"m: rate<0.011", check.Data{Type: k6json.Rate, Count: 10000, NonZero: 100}, Inconclusive},
 		{"m: rate<0.01", check.Data{Type: k6json.Rate, Count: 100, NonZero: 0}, Inconclusive},
-		{"m: p(95)<1", check.Data{Type: k6json.Trend}, Fail}, // no data
+		{"m: p(95)<1", check.Data{Type: k6json.Trend}, Fail},                        // no data
 		{"m: rate==0", check.Data{Type: k6json.Rate, Count: 100, NonZero: 0}, Pass}, // equality: on the value
 		{"m: rate==1", check.Data{Type: k6json.Rate, Count: 100, NonZero: 99}, Fail},
 		{"m: p(50)!=3", check.Data{Type: k6json.Trend, Sorted: big, Count: 10000}, Pass},
