@@ -39,6 +39,9 @@ type Summary struct {
 	Selection  Selection `json:"selection"`
 	Confidence float64   `json:"confidence"`
 	Metrics    []Metric  `json:"metrics"`
+	// Throughput is each group's request and token throughput and goodput
+	// (absent when the requests were not joined).
+	Throughput []Throughput `json:"throughput,omitempty"`
 	// Warnings are the notes of every group, and the failure-rate warning, in
 	// one list.
 	Warnings []string `json:"warnings"`

@@ -24,6 +24,8 @@ type Options struct {
 	// MaxFailureRate: warn when the share of failed requests (FailedMetric)
 	// is above it.
 	MaxFailureRate float64
+	// Throughput measures Data.Requests, when they were joined.
+	Throughput ThroughputOptions
 }
 
 // DefaultOptions are the summary's defaults.
@@ -77,6 +79,9 @@ func Summarize(d *model.Data, o Options) *Summary {
 			m.Groups = append(m.Groups, g)
 		}
 		rep.Metrics = append(rep.Metrics, m)
+	}
+	if d.Requests != nil {
+		rep.Throughput = Throughputs(d.Requests, o.Throughput)
 	}
 	return rep
 }
