@@ -257,7 +257,7 @@ func (s *SLO) Met(j *model.Requests, q *model.Request) bool {
 		lo, hi := q.Min[i], q.Max[i]
 		switch s.typeOf(c.Metric) {
 		case k6json.Trend:
-			if math.IsNaN(lo) || !holdsValue(c.Expr, lo) || !holdsValue(c.Expr, hi) {
+			if math.IsNaN(lo) || !HoldsValue(c.Expr, lo) || !HoldsValue(c.Expr, hi) {
 				return false
 			}
 		case k6json.Rate:
@@ -277,9 +277,9 @@ func (s *SLO) typeOf(metric string) k6json.Type {
 	return s.TypeOf(metric)
 }
 
-// holdsValue applies a check's operator and limit to one value, through
+// HoldsValue applies a check's operator and limit to one value, through
 // analyze/check: the max of a single sample is that sample.
-func holdsValue(e check.Expr, v float64) bool {
+func HoldsValue(e check.Expr, v float64) bool {
 	e.Aggregate = check.Aggregate{Kind: check.Max}
 	return check.Check{Expr: e}.Evaluate(check.Data{Type: k6json.Trend, Sorted: []float64{v}, Count: 1}).Passed
 }
