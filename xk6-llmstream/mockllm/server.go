@@ -71,6 +71,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("POST /v1/messages", s.generation(anthropicMessages))
 	s.mux.HandleFunc("GET /v1/models", s.tracked(s.authorized(s.serveModels)))
 	s.mux.HandleFunc("GET /healthz", s.serveHealth)
+	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	s.mux.HandleFunc("/", s.serveNotFound)
 	return s, nil
 }

@@ -64,8 +64,11 @@ type Level struct {
 	// Saturation says why the level counts as over-saturated (empty: it
 	// does not).
 	Saturation []string `json:"saturation"`
-	Verdict    Verdict  `json:"verdict"`
-	Pass       bool     `json:"pass"`
+	// Server is what the server's own metrics said during the level (null
+	// without --scrape).
+	Server  *ServerSignals `json:"server"`
+	Verdict Verdict        `json:"verdict"`
+	Pass    bool           `json:"pass"`
 	// ElapsedS is the level's wall time (k6 and the helper); AnalysisS the
 	// part spent reading and judging its output.
 	ElapsedS  float64 `json:"elapsed_s"`
