@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -216,6 +217,13 @@ func writeSweep(f *sweepFlags, res *sweep.Result, stdout, stderr io.Writer) erro
 		return err
 	}
 	b = append(b, '\n')
+	files, err := sweep.WriteCurves(res, f.outDir)
+	if err != nil {
+		return fmt.Errorf("curves: %w", err)
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(stderr, "curves: %s\n", strings.Join(files, ", "))
+	}
 	path := f.jsonOut
 	if path == "" {
 		path = filepath.Join(f.outDir, "sweep.json")
