@@ -31,7 +31,7 @@ func TestCapacityCurves(t *testing.T) {
 			t.Errorf("%s: limit %g", c.Name, c.Limit)
 		}
 	}
-	if len(good) != 3 || len(good[0].Points) != 3 || good[0].Points[2].Y != 6.5*0.9 || good[1].Points[2].X != 8 {
+	if len(good) != 3 || len(good[0].Points) != 3 || good[0].Points[2].Y != *res.Levels[2].GoodputRPS || good[1].Points[2].X != 8 {
 		t.Errorf("goodput curves %+v", good)
 	}
 	dir := t.TempDir()
