@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // CapacityCurve is one curve of a capacity figure: one point per load level
@@ -86,7 +87,7 @@ func capacityFigure(p *plot.Plot, curves []CapacityCurve, knee float64, limitLab
 			return nil, fmt.Errorf("plot: %s: %w", c.Name, err)
 		}
 		line.Color, line.Dashes, line.Width = col, dashes, vg.Points(1.4)
-		pts.Color, pts.Shape, pts.Radius = col, nil, vg.Points(2.5)
+		pts.Color, pts.Shape, pts.Radius = col, draw.CircleGlyph{}, vg.Points(2.5)
 		p.Add(line, pts)
 		p.Legend.Add(c.Name, line, pts)
 		drawn++
