@@ -26,11 +26,13 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		in   inputFlags
 		out  outputFlags
 		pcts listFlag
+		slo  sloFlags
 		opts = result.DefaultOptions()
 		hist historyAppendFlags
 	)
 	hist.register(fs)
 	in.register(fs)
+	slo.register(fs)
 	out.register(fs, output.Text, output.Markdown, output.JSON)
 	fs.Var(&pcts, "percentiles", "`percentiles` to report, comma-separated (default 50,90,95,99,99.9,99.99)")
 	fs.Float64Var(&opts.Stats.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
@@ -62,11 +64,17 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			opts.Stats.Percentiles = append(opts.Stats.Percentiles, v)
 		}
 	}
+	in.metadata = true
 	r, err := in.open(paths, stdin, stderr, alsoFailed)
 	if err != nil {
 		return err
 	}
-	d, err := model.Collect(r, model.CollectOptions{})
+	join, tput, err := slo.join(r, opts.Stats.Confidence)
+	if err != nil {
+		return err
+	}
+	opts.Throughput = tput
+	d, err := model.Collect(r, model.CollectOptions{Requests: join})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ type inputFlags struct {
 	by       listFlag
 	from, to durationFlag
 	lenient  bool
+	// metadata keeps the samples' metadata, for the request join.
+	metadata bool
 	labels   listFlag
 }
 
@@ -80,7 +82,7 @@ func (f *inputFlags) open(paths []string, stdin io.Reader, stderr io.Writer, adj
 }
 
 func (f *inputFlags) options(stdin io.Reader, stderr io.Writer) model.Options {
-	return model.Options{Lenient: f.lenient, Stdin: stdin, Warn: stderr}
+	return model.Options{Lenient: f.lenient, Stdin: stdin, Warn: stderr, Metadata: f.metadata}
 }
 
 // inputsFrom pairs the positional arguments with their labels.

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -65,6 +66,8 @@ type sweepFlags struct {
 	outDir, jsonOut    string
 	mock, verbose      bool
 	mockProfile        string
+	scrape             string
+	scrapeEvery        time.Duration
 	script             string
 	k6Args             []string
 }
@@ -93,6 +96,8 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.StringVar(&f.mockProfile, "mock-profile", "", "start the mock with this profile `file` (docs/mock.md)")
 	fs.Var(&f.allow, "allow", "more upstream `hosts` for the helper, comma-separated (repeatable)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream the helper runs (into each level's log)")
+	fs.StringVar(&f.scrape, "scrape", "", "scrape this Prometheus `URL` (vLLM, SGLang, TGI, llama.cpp /metrics; 'mock': the level's mock) during each level: requests running and waiting, KV-cache usage")
+	fs.DurationVar(&f.scrapeEvery, "scrape-interval", sweep.DefaultScrapeInterval, "time between two scrapes")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -181,7 +186,7 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 	}
 	res, runErr := sweep.Execute(ctx, sweep.Config{
 		Spec: spec, Plan: plan, OutDir: f.outDir, Script: f.script, LevelDuration: f.duration,
-		Progress: stderr, Signals: signals,
+		Progress: stderr, Signals: signals, Scrape: sweep.Scrape{URL: f.scrape, Interval: f.scrapeEvery},
 		Exec: sweep.K6{Mode: spec.Mode, Script: f.script, K6Args: f.k6Args, Duration: dur, Env: env,
 			Mock: f.mock, MockProfile: f.mockProfile, Allow: f.allow, Verbose: f.verbose},
 	})
@@ -212,6 +217,13 @@ func writeSweep(f *sweepFlags, res *sweep.Result, stdout, stderr io.Writer) erro
 		return err
 	}
 	b = append(b, '\n')
+	files, err := sweep.WriteCurves(res, f.outDir)
+	if err != nil {
+		return fmt.Errorf("curves: %w", err)
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(stderr, "curves: %s\n", strings.Join(files, ", "))
+	}
 	path := f.jsonOut
 	if path == "" {
 		path = filepath.Join(f.outDir, "sweep.json")

@@ -19,12 +19,17 @@ type CollectOptions struct {
 	// checks on the samples a report reads.
 	Also     func(p *k6json.Point)
 	AlsoKeep func(name string) bool
+	// Requests, when set, joins each request's samples (in the same pass;
+	// the reader must keep metadata) and is kept as Data.Requests.
+	Requests *Requests
 }
 
 // Data is every series of one read of the inputs, with the facts about them.
 type Data struct {
 	Reader *Reader
-	series map[seriesKey]*Series
+	// Requests is CollectOptions.Requests, filled.
+	Requests *Requests
+	series   map[seriesKey]*Series
 	// first and last are the times of the first and last kept sample of each
 	// input.
 	first, last []time.Time
@@ -38,12 +43,12 @@ type seriesKey struct {
 // Collect reads the inputs once and accumulates each kept point in the
 // series of its metric and group.
 func Collect(r *Reader, o CollectOptions) (*Data, error) {
-	d := &Data{Reader: r, series: map[seriesKey]*Series{},
+	d := &Data{Reader: r, Requests: o.Requests, series: map[seriesKey]*Series{},
 		first: make([]time.Time, len(r.inputs)), last: make([]time.Time, len(r.inputs))}
 	kept := map[string]bool{}
 	r.SetKeep(func(name string) bool {
 		kept[name] = r.sel.Keeps(name) && o.keepsType(r, name)
-		return kept[name] || (o.AlsoKeep != nil && o.AlsoKeep(name))
+		return kept[name] || (o.AlsoKeep != nil && o.AlsoKeep(name)) || (o.Requests != nil && o.Requests.Wants(name))
 	})
 	// Points come in runs of one metric and group: remember the last series.
 	var lastKey seriesKey
@@ -51,6 +56,9 @@ func Collect(r *Reader, o CollectOptions) (*Data, error) {
 	err := r.Each(func(file int, g *Group, p *k6json.Point) error {
 		if o.Also != nil {
 			o.Also(p)
+		}
+		if o.Requests != nil {
+			o.Requests.Add(g, p)
 		}
 		if !kept[p.Metric] {
 			return nil

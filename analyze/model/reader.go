@@ -27,6 +27,9 @@ type Options struct {
 	// Warn receives the warnings about the inputs (damage, skipped lines, no
 	// samples, a metric without a declaration); nil discards them.
 	Warn io.Writer
+	// Metadata keeps each sample's metadata (llm_request_id), for the
+	// request join (Requests).
+	Metadata bool
 }
 
 // Reader streams the selected points of a list of inputs. It owns one
@@ -95,8 +98,9 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		return r.sel.Keeps(name)
 	}
 	sc := &k6json.Scanner{
-		Keep:    keep,
-		Lenient: r.opts.Lenient,
+		Keep:         keep,
+		Lenient:      r.opts.Lenient,
+		KeepMetadata: r.opts.Metadata,
 		OnMetric: func(m *k6json.Metric) error {
 			if _, ok := r.decls[m.Name]; !ok {
 				r.decls[m.Name] = m

@@ -93,6 +93,7 @@ func summaryTables(w *errWriter, format string, s *result.Summary) {
 	if len(s.Metrics) == 0 {
 		w.printf("No samples of the selected metrics.\n\n")
 	}
+	throughputTables(w, md, s, render)
 	healthTables(w, md, s, render)
 	if len(s.Warnings) > 0 {
 		if md {

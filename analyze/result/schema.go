@@ -39,6 +39,9 @@ type Summary struct {
 	Selection  Selection `json:"selection"`
 	Confidence float64   `json:"confidence"`
 	Metrics    []Metric  `json:"metrics"`
+	// Throughput is each group's request and token throughput and goodput
+	// (absent when the requests were not joined).
+	Throughput []Throughput `json:"throughput,omitempty"`
 	// Health is the client path's health per group (llm_client_lag,
 	// llm_itl_zero_gaps), when the inputs have those metrics.
 	Health []Health `json:"client_health,omitempty"`

@@ -24,6 +24,8 @@ type Options struct {
 	// MaxFailureRate: warn when the share of failed requests (FailedMetric)
 	// is above it.
 	MaxFailureRate float64
+	// Throughput measures Data.Requests, when they were joined.
+	Throughput ThroughputOptions
 }
 
 // DefaultOptions are the summary's defaults.
@@ -79,6 +81,9 @@ func Summarize(d *model.Data, o Options) *Summary {
 	}
 	rep.clientHealth(d)
 	rep.cacheHits(d)
+	if d.Requests != nil {
+		rep.Throughput = Throughputs(d.Requests, o.Throughput)
+	}
 	return rep
 }
 

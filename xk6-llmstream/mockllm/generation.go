@@ -531,6 +531,9 @@ func (g *gen) account(now time.Time, ns int64, kind string, tokens int) {
 		c.tokens.Add(int64(tokens))
 	}
 	c.lateness.add(late)
+	if tokens > 0 && g.sent == 0 && kind != "json" {
+		c.ttft.observe(now.Sub(g.arrival)) // the first token of a stream, for /metrics
+	}
 	if l := g.log; l != nil {
 		l.EventDueNS = append(l.EventDueNS, g.dueOff)
 		l.EventWriteNS = append(l.EventWriteNS, ns)

@@ -72,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 	s.handleDialects()
 	s.mux.HandleFunc("GET /v1/models", s.tracked(s.authorized(s.serveModels)))
 	s.mux.HandleFunc("GET /healthz", s.serveHealth)
+	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	s.mux.HandleFunc("/", s.serveNotFound)
 	return s, nil
 }

@@ -50,6 +50,7 @@ type counters struct {
 	events, tokens                           atomic.Int64
 	faults                                   [numFaults]atomic.Int64
 	lateness                                 histogram
+	ttft                                     promHistogram // arrival → first token, for /metrics
 }
 
 // histogram is a concurrent log-linear histogram of non-negative nanosecond

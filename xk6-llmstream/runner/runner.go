@@ -63,6 +63,8 @@ type Config struct {
 	Records string
 	// HelperOptions are added to the helper's options (tests, benchmarks).
 	HelperOptions []helper.Option
+	// OnMock, when set, is told the mock's base URL once it listens.
+	OnMock func(url string)
 }
 
 // Run starts the helper (and the mock), runs "k6 run <Args…>" with the
@@ -104,6 +106,9 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			}
 		}()
 		env = setEnv(env, BaseURLEnv, mock.url)
+		if cfg.OnMock != nil {
+			cfg.OnMock(mock.url)
+		}
 		profile := "default profile"
 		if cfg.MockProfile != "" {
 			profile = "profile " + cfg.MockProfile

@@ -56,14 +56,11 @@ func streamIndex(ss []Stream, s Stream) int {
 // below this one (nil: none).
 func (s Spec) Evaluate(r *Reading, offered float64, below *Level) Level {
 	want := s.Want()
-	var good func(*Request) bool
-	if r.Untracked == 0 {
-		good = func(q *Request) bool { return s.requestGood(want, q) }
-	}
-	tp := measure(r.Requests, good)
+	tp, m := s.measure(r)
 	lv := Level{
 		Offered: offered, WindowS: tp.window, Requests: tp.requests, Failed: tp.failed,
-		RPS: num(tp.rps), AchievedRPS: num(tp.achieved), OutputTPS: num(tp.output), GoodputRPS: num(tp.goodp),
+		RPS: m.RPS.Value, AchievedRPS: m.AchievedRPS.Value, OutputTPS: m.OutputTPS.Value, GoodputRPS: m.GoodputRPS.Value,
+		TotalTPS: m.TotalTPS.Value, Throughput: &m,
 		Dropped: int64(math.Round(r.Dropped)), Limits: []Limit{}, Saturation: []string{},
 	}
 	if tp.requests > 0 {
@@ -89,48 +86,10 @@ func (s Spec) Evaluate(r *Reading, offered float64, below *Level) Level {
 	return lv
 }
 
-// requestGood says whether a request met every per-request SLO limit: it did
-// not fail; each of its samples of a Trend the SLO limits meets the limit
-// (a request without such a sample does not); its sample of a Rate the SLO
-// limits is on the good side (0 under an upper limit, non-zero over a lower
-// one). Limits on Counters and Gauges have no per-request meaning and are
-// left out.
-func (s Spec) requestGood(want Want, q *Request) bool {
-	if !q.Ended || q.Failed {
-		return false
-	}
-	for _, c := range s.SLO {
-		i := streamIndex(want.Streams, Stream{Metric: c.Metric, Tags: c.Tags})
-		lo, hi := q.Min[i], q.Max[i]
-		switch knownOr(c.Metric) {
-		case k6json.Trend:
-			if math.IsNaN(lo) || !holdsValue(c.Expr, lo) || !holdsValue(c.Expr, hi) {
-				return false
-			}
-		case k6json.Rate:
-			if math.IsNaN(lo) {
-				return false
-			}
-			upper := c.Expr.Op == "<" || c.Expr.Op == "<="
-			if upper && hi != 0 || !upper && lo == 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // knownOr is the type of one of llmstream.js's metrics, else Trend.
 func knownOr(metric string) k6json.Type {
 	if t, ok := knownTypes[metric]; ok {
 		return t
 	}
 	return k6json.Trend
-}
-
-// holdsValue applies a check's operator and limit to one value, through
-// analyze/check: the max of a single sample is that sample.
-func holdsValue(e check.Expr, v float64) bool {
-	e.Aggregate = check.Aggregate{Kind: check.Max}
-	return check.Check{Expr: e}.Evaluate(check.Data{Type: k6json.Trend, Sorted: []float64{v}, Count: 1}).Passed
 }

@@ -56,7 +56,7 @@ func (k K6) Run(ctx context.Context, lv Run) (int, error) {
 	args := append([]string{"--out", "json=" + lv.Out, "--tag", "level=" + FormatLevel(lv.Offered), k.Script}, k.K6Args...)
 	code, err := runner.Run(ctx, runner.Config{
 		Args: args, Mock: k.Mock, MockProfile: k.MockProfile, Allow: k.Allow, Env: env,
-		Stdout: log, Stderr: log, Signals: lv.Signals, Verbose: k.Verbose,
+		Stdout: log, Stderr: log, Signals: lv.Signals, Verbose: k.Verbose, OnMock: lv.OnMock,
 	})
 	if cerr := log.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("level %s: k6's log: %w", FormatLevel(lv.Offered), cerr)

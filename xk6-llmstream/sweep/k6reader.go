@@ -2,11 +2,11 @@ package sweep
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/llmstream/xk6-llmstream/analyze/check"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
 )
@@ -43,7 +43,6 @@ type collector struct {
 	values   []stats.Values
 	data     []check.Data
 	types    map[string]k6json.Type
-	reqs     map[string]int // request index by id
 	r        Reading
 }
 
@@ -51,8 +50,13 @@ func newCollector(want Want) *collector {
 	c := &collector{
 		want: want, byMetric: map[string][]int{}, match: make([][]int8, len(want.Streams)),
 		values: make([]stats.Values, len(want.Streams)), data: make([]check.Data, len(want.Streams)),
-		types: map[string]k6json.Type{}, reqs: map[string]int{},
+		types: map[string]k6json.Type{},
 	}
+	streams := make([]model.RequestStream, len(want.Streams))
+	for i, st := range want.Streams {
+		streams[i] = model.RequestStream{Metric: st.Metric, Tags: st.Tags}
+	}
+	c.r.Join = model.NewRequests(streams)
 	for i, s := range want.Streams {
 		c.byMetric[s.Metric] = append(c.byMetric[s.Metric], i)
 	}
@@ -60,8 +64,8 @@ func newCollector(want Want) *collector {
 }
 
 func (c *collector) keep(metric string) bool {
-	return len(c.byMetric[metric]) > 0 || metric == c.want.Drift || metric == MetricFailed ||
-		metric == MetricOutput || metric == MetricDropped
+	return len(c.byMetric[metric]) > 0 || metric == c.want.Drift || metric == MetricDropped ||
+		c.r.Join.Wants(metric)
 }
 
 func (c *collector) add(p *k6json.Point) {
@@ -71,22 +75,7 @@ func (c *collector) add(p *k6json.Point) {
 	case c.want.Drift:
 		c.r.Drift = append(c.r.Drift, tail.Sample{T: p.Elapsed, V: p.Value})
 	}
-	var req *Request
-	if id, ok := p.MetadataValue(RequestIDKey); ok {
-		req = c.request(id)
-	} else if p.Metric == MetricFailed {
-		c.r.Untracked++
-		c.r.Requests = append(c.r.Requests, c.newRequest())
-		req = &c.r.Requests[len(c.r.Requests)-1]
-	}
-	if req != nil {
-		switch p.Metric {
-		case MetricFailed:
-			req.End, req.Ended, req.Failed = p.Elapsed, true, p.Value != 0
-		case MetricOutput:
-			req.OutputTokens += p.Value
-		}
-	}
+	c.r.Join.Add(nil, p)
 	for _, i := range c.byMetric[p.Metric] {
 		if !c.matches(i, p.Tags) {
 			continue
@@ -99,31 +88,7 @@ func (c *collector) add(p *k6json.Point) {
 			d.NonZero++
 		}
 		c.values[i].Add(p.Value)
-		if req != nil {
-			req.Min[i] = nanMin(req.Min[i], p.Value)
-			req.Max[i] = nanMax(req.Max[i], p.Value)
-		}
 	}
-}
-
-// request returns the request with an id, adding it at its first sample.
-func (c *collector) request(id string) *Request {
-	i, ok := c.reqs[id]
-	if !ok {
-		i = len(c.r.Requests)
-		c.reqs[id] = i
-		c.r.Requests = append(c.r.Requests, c.newRequest())
-	}
-	return &c.r.Requests[i]
-}
-
-func (c *collector) newRequest() Request {
-	n := len(c.want.Streams)
-	r := Request{Min: make([]float64, n), Max: make([]float64, n)}
-	for i := range n {
-		r.Min[i], r.Max[i] = math.NaN(), math.NaN()
-	}
-	return r
 }
 
 func (c *collector) matches(stream int, ts *k6json.TagSet) bool {
@@ -157,18 +122,4 @@ func (c *collector) close(path string) *Reading {
 	}
 	slices.SortFunc(c.r.Drift, func(a, b tail.Sample) int { return cmp.Compare(a.T, b.T) })
 	return &c.r
-}
-
-func nanMin(a, b float64) float64 {
-	if math.IsNaN(a) || b < a {
-		return b
-	}
-	return a
-}
-
-func nanMax(a, b float64) float64 {
-	if math.IsNaN(a) || b > a {
-		return b
-	}
-	return a
 }

@@ -1,10 +1,9 @@
 package sweep
 
 import (
-	"time"
-
 	"github.com/llmstream/xk6-llmstream/analyze/check"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
 )
 
@@ -39,30 +38,14 @@ type Reading struct {
 	// when the file declares none). Seconds is left 0: the judging sets the
 	// window.
 	Streams []check.Data
-	// Requests are the requests the level made, joined by their
-	// llm_request_id metadata, in no particular order. A
-	// llm_requests_failed sample without the metadata is a request of its
-	// own with no other samples (Untracked counts them).
-	Requests  []Request
-	Untracked int64
+	// Join holds the requests the level made, joined by their
+	// llm_request_id metadata (analyze/model), with the extremes of each
+	// wanted stream per request, in the order of Want.Streams.
+	Join *model.Requests
 	// Drift holds the samples of Want.Drift with their time since the
 	// input's first point.
 	Drift []tail.Sample
 	// Dropped is the sum of k6's dropped_iterations: iterations an
 	// arrival-rate executor could not start for want of a free VU.
 	Dropped float64
-}
-
-// Request is what one request's samples say.
-type Request struct {
-	// End is the time of its llm_requests_failed sample (when the request
-	// ended) since the input's first point; Ended is false when it has none.
-	End    time.Duration
-	Ended  bool
-	Failed bool
-	// OutputTokens is the sum of its llm_output_tokens samples.
-	OutputTokens float64
-	// Min and Max are its smallest and largest sample of each wanted
-	// stream (NaN: none).
-	Min, Max []float64
 }

@@ -1,5 +1,7 @@
 package sweep
 
+import "github.com/llmstream/xk6-llmstream/analyze/result"
+
 // ResultVersion is the version of the JSON result; it changes when a field
 // changes meaning or goes away (new fields do not change it).
 const ResultVersion = 1
@@ -50,14 +52,23 @@ type Level struct {
 	AchievedRPS *float64 `json:"achieved_rps"`
 	OutputTPS   *float64 `json:"output_tps"`
 	GoodputRPS  *float64 `json:"goodput_rps"`
-	Dropped     int64    `json:"dropped_iterations"`
-	Latency     []Dist   `json:"latency"`
-	Limits      []Limit  `json:"limits"`
+	// TotalTPS is the successful requests' input and output tokens per
+	// second; Throughput every throughput figure with its confidence
+	// interval and the per-request rates, as analyze summary reports them
+	// (analyze/result.Throughput).
+	TotalTPS   *float64           `json:"total_tps"`
+	Throughput *result.Throughput `json:"throughput"`
+	Dropped    int64              `json:"dropped_iterations"`
+	Latency    []Dist             `json:"latency"`
+	Limits     []Limit            `json:"limits"`
 	// Saturation says why the level counts as over-saturated (empty: it
 	// does not).
 	Saturation []string `json:"saturation"`
-	Verdict    Verdict  `json:"verdict"`
-	Pass       bool     `json:"pass"`
+	// Server is what the server's own metrics said during the level (null
+	// without --scrape).
+	Server  *ServerSignals `json:"server"`
+	Verdict Verdict        `json:"verdict"`
+	Pass    bool           `json:"pass"`
 	// ElapsedS is the level's wall time (k6 and the helper); AnalysisS the
 	// part spent reading and judging its output.
 	ElapsedS  float64 `json:"elapsed_s"`

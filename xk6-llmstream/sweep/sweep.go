@@ -32,6 +32,9 @@ type Run struct {
 	Out, Log string
 	// Signals are to be forwarded to k6 while it runs.
 	Signals <-chan os.Signal
+	// OnMock, when set, is to be told the base URL of a mock started for
+	// the level (the scraper's "mock" target).
+	OnMock func(url string)
 }
 
 // Config is a sweep.
@@ -52,6 +55,9 @@ type Config struct {
 	// Signals are forwarded to the running k6; after one, the sweep ends
 	// once that level is done.
 	Signals <-chan os.Signal
+	// Scrape, when its URL is set, scrapes the server's Prometheus metrics
+	// during each level into Level.Server.
+	Scrape Scrape
 }
 
 // AbortError ends a sweep early: k6 failed at a level (an exit code other
@@ -112,7 +118,10 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 // runLevel runs one level and judges its output.
 func runLevel(ctx context.Context, cfg Config, run Run, done []Level) (Level, error) {
 	start := time.Now()
+	sc := cfg.Scrape.start(ctx, start)
+	run.OnMock = sc.mockStarted
 	code, err := cfg.Exec.Run(ctx, run)
+	server := sc.stop()
 	if err != nil {
 		return Level{}, err
 	}
@@ -127,7 +136,7 @@ func runLevel(ctx context.Context, cfg Config, run Run, done []Level) (Level, er
 		return Level{}, fmt.Errorf("level %s: reading k6's output: %w (k6's log: %s)", FormatLevel(run.Offered), err, run.Log)
 	}
 	lv := cfg.Spec.Evaluate(rd, run.Offered, highestBelow(done, run.Offered))
-	lv.Index, lv.File, lv.K6ExitCode = run.Index, run.Out, code
+	lv.Index, lv.File, lv.K6ExitCode, lv.Server = run.Index, run.Out, code, server
 	lv.AnalysisS = time.Since(analysis).Seconds()
 	lv.ElapsedS = time.Since(start).Seconds()
 	return lv, nil

@@ -36,6 +36,9 @@ func WriteTable(w io.Writer, res *Result) error {
 		return err
 	}
 	fmt.Fprintf(w, "(%g%% confidence intervals in brackets)\n\n", res.Confidence*100)
+	if err := writeServerTable(w, res); err != nil {
+		return err
+	}
 	for _, l := range res.Levels {
 		if why := reasons(l); len(why) > 0 {
 			fmt.Fprintf(w, "level %d (%s %s) %s:\n  %s\n", l.Index, FormatLevel(l.Offered), res.Unit, l.Verdict, strings.Join(why, "\n  "))

@@ -7,6 +7,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/analyze/check"
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
@@ -95,7 +96,7 @@ func judge(c check.Check, d check.Data, confidence float64) Limit {
 // every value in it meets the limit, Fail when none does, else Inconclusive.
 // == and != are judged on both ends.
 func side(e check.Expr, lo, hi float64) Verdict {
-	loOK, hiOK := holdsValue(e, lo), holdsValue(e, hi)
+	loOK, hiOK := result.HoldsValue(e, lo), result.HoldsValue(e, hi)
 	switch {
 	case loOK && hiOK && (e.Op != "!=" || !(lo < e.Limit && e.Limit < hi)):
 		return Pass

@@ -1,0 +1,271 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// ScrapeMock is the Scrape URL that means "the mock started for the level":
+// its /metrics, once the runner has it listening.
+const ScrapeMock = "mock"
+
+// DefaultScrapeInterval is the time between two scrapes of a level.
+const DefaultScrapeInterval = time.Second
+
+// Scrape says which Prometheus /metrics to read during each level.
+type Scrape struct {
+	URL      string        // "" none; ScrapeMock; or http://host:port/metrics
+	Interval time.Duration // 0: DefaultScrapeInterval
+	Client   *http.Client  // nil: one with a timeout of the interval, at least 1s
+}
+
+// Signal names: for each server signal, the metric names of the servers
+// that export it (vLLM, vLLM v1, SGLang, TGI, llama.cpp); the values of
+// every label set are added up (several models or engines).
+var (
+	runningNames = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "tgi_batch_current_size", "llamacpp:requests_processing"}
+	waitingNames = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size", "llamacpp:requests_deferred"}
+	cacheNames   = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
+	ttftNames    = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
+)
+
+// ServerSignals are the server's own view of one level: requests running
+// (in the batch) and waiting (queued), KV-cache usage (0..1), each scrape on
+// the level's time axis (seconds since the level started), and the server's
+// own TTFT over the level from its histogram's sum and count.
+type ServerSignals struct {
+	URL       string         `json:"url"`
+	IntervalS float64        `json:"interval_s"`
+	Scrapes   int            `json:"scrapes"`
+	Errors    int            `json:"errors"`
+	LastError string         `json:"last_error,omitempty"`
+	Running   SignalStat     `json:"running"`
+	Waiting   SignalStat     `json:"waiting"`
+	Cache     SignalStat     `json:"cache_usage"`
+	Samples   []ServerSample `json:"samples"`
+	// TTFTCount requests got their first token during the level, after
+	// TTFTMeanMS on average (null: no histogram, or none).
+	TTFTCount  int64    `json:"server_ttft_count"`
+	TTFTMeanMS *float64 `json:"server_ttft_mean_ms"`
+}
+
+// SignalStat is a signal's peak and mean over the scrapes (null: the server
+// exports no such metric).
+type SignalStat struct {
+	Peak *float64 `json:"peak"`
+	Mean *float64 `json:"mean"`
+}
+
+// ServerSample is one scrape; a signal the server does not export is null.
+type ServerSample struct {
+	T       float64  `json:"t_s"`
+	Running *float64 `json:"running"`
+	Waiting *float64 `json:"waiting"`
+	Cache   *float64 `json:"cache_usage"`
+	// ttft is the histogram's sum (s) and count at this scrape.
+	ttftSum, ttftCount float64
+	hasTTFT            bool
+}
+
+// scraper scrapes one level; a nil scraper does nothing.
+type scraper struct {
+	cfg    Scrape
+	start  time.Time
+	mu     sync.Mutex
+	url    string
+	out    ServerSignals
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// start begins scraping (nil without a URL). With ScrapeMock it waits for
+// mockStarted.
+func (s Scrape) start(ctx context.Context, at time.Time) *scraper {
+	if s.URL == "" {
+		return nil
+	}
+	if s.Interval <= 0 {
+		s.Interval = DefaultScrapeInterval
+	}
+	if s.Client == nil {
+		s.Client = &http.Client{Timeout: max(s.Interval, time.Second)}
+	}
+	sc := &scraper{cfg: s, start: at, done: make(chan struct{}), out: ServerSignals{IntervalS: s.Interval.Seconds(), Samples: []ServerSample{}}}
+	if s.URL != ScrapeMock {
+		sc.url = s.URL
+	}
+	ctx, sc.cancel = context.WithCancel(ctx)
+	go sc.loop(ctx)
+	return sc
+}
+
+// mockStarted is told the URL of the level's mock.
+func (sc *scraper) mockStarted(base string) {
+	if sc == nil || sc.cfg.URL != ScrapeMock {
+		return
+	}
+	sc.mu.Lock()
+	sc.url = strings.TrimSuffix(base, "/") + "/metrics"
+	sc.mu.Unlock()
+}
+
+func (sc *scraper) loop(ctx context.Context) {
+	defer close(sc.done)
+	tick := time.NewTicker(sc.cfg.Interval)
+	defer tick.Stop()
+	for {
+		sc.once(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// once scrapes the URL, if known yet.
+func (sc *scraper) once(ctx context.Context) {
+	sc.mu.Lock()
+	url := sc.url
+	sc.mu.Unlock()
+	if url == "" {
+		return
+	}
+	s, err := scrapeOnce(ctx, sc.cfg.Client, url)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.out.URL = url
+	if err != nil {
+		if ctx.Err() == nil {
+			sc.out.Errors++
+			sc.out.LastError = err.Error()
+		}
+		return
+	}
+	s.T = time.Since(sc.start).Seconds()
+	sc.out.Scrapes++
+	sc.out.Samples = append(sc.out.Samples, s)
+}
+
+// stop ends scraping and sums the level up (nil for a nil scraper).
+func (sc *scraper) stop() *ServerSignals {
+	if sc == nil {
+		return nil
+	}
+	sc.cancel()
+	<-sc.done
+	out := sc.out
+	if sc.cfg.URL == ScrapeMock && out.URL == "" {
+		out.URL = ScrapeMock
+	}
+	out.Running = statOf(out.Samples, func(s ServerSample) *float64 { return s.Running })
+	out.Waiting = statOf(out.Samples, func(s ServerSample) *float64 { return s.Waiting })
+	out.Cache = statOf(out.Samples, func(s ServerSample) *float64 { return s.Cache })
+	out.TTFTCount, out.TTFTMeanMS = ttftOver(out.Samples)
+	return &out
+}
+
+// scrapeOnce reads one /metrics page with expfmt's text parser.
+func scrapeOnce(ctx context.Context, c *http.Client, url string) (ServerSample, error) {
+	var s ServerSample
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return s, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return s, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", url, err)
+	}
+	s.Running, s.Waiting, s.Cache = gaugeSum(fams, runningNames), gaugeSum(fams, waitingNames), gaugeSum(fams, cacheNames)
+	s.ttftSum, s.ttftCount, s.hasTTFT = histogramSum(fams, ttftNames)
+	return s, nil
+}
+
+// gaugeSum adds up the first of the names the page has (nil: none).
+func gaugeSum(fams map[string]*dto.MetricFamily, names []string) *float64 {
+	for _, n := range names {
+		f, ok := fams[n]
+		if !ok {
+			continue
+		}
+		v := 0.0
+		for _, m := range f.GetMetric() {
+			switch {
+			case m.GetGauge() != nil:
+				v += m.GetGauge().GetValue()
+			case m.GetCounter() != nil:
+				v += m.GetCounter().GetValue()
+			case m.GetUntyped() != nil:
+				v += m.GetUntyped().GetValue()
+			}
+		}
+		return &v
+	}
+	return nil
+}
+
+func histogramSum(fams map[string]*dto.MetricFamily, names []string) (sum, count float64, ok bool) {
+	for _, n := range names {
+		f, found := fams[n]
+		if !found {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			sum += m.GetHistogram().GetSampleSum()
+			count += float64(m.GetHistogram().GetSampleCount())
+		}
+		return sum, count, true
+	}
+	return 0, 0, false
+}
+
+func statOf(ss []ServerSample, get func(ServerSample) *float64) SignalStat {
+	var st SignalStat
+	peak, sum, n := math.Inf(-1), 0.0, 0
+	for _, s := range ss {
+		if v := get(s); v != nil {
+			peak, sum, n = math.Max(peak, *v), sum+*v, n+1
+		}
+	}
+	if n > 0 {
+		st.Peak, st.Mean = num(peak), num(sum/float64(n))
+	}
+	return st
+}
+
+// ttftOver is the server's TTFT between the first and the last scrape: the
+// histogram's count and sum grew by the requests that got a first token.
+func ttftOver(ss []ServerSample) (int64, *float64) {
+	var first, last *ServerSample
+	for i := range ss {
+		if ss[i].hasTTFT {
+			if first == nil {
+				first = &ss[i]
+			}
+			last = &ss[i]
+		}
+	}
+	if first == nil || last.ttftCount <= first.ttftCount {
+		return 0, nil
+	}
+	n := last.ttftCount - first.ttftCount
+	return int64(n), num(1000 * (last.ttftSum - first.ttftSum) / n)
+}

@@ -1,0 +1,99 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+)
+
+// TestScrapeMock: the scraper reads the mock's vLLM /metrics while 3
+// streams hold its 2 slots: peak running 2, waiting 1, cache full, the
+// server's TTFT counted; told the mock's URL the way the runner tells it.
+func TestScrapeMock(t *testing.T) {
+	t.Parallel()
+	srv, err := mockllm.New(mockllm.Config{Slots: 2, Default: mockllm.ModelConfig{ITL: mockllm.ITL{Base: time.Hour}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+
+	sc := Scrape{URL: ScrapeMock, Interval: 2 * time.Millisecond}.start(context.Background(), time.Now())
+	sc.mockStarted(ts.URL + "/")
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			body := `{"model":"mock","stream":true,"max_tokens":50,"messages":[{"role":"user","content":"hi"}]}`
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/v1/chat/completions", strings.NewReader(body))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body) // until the cancel
+				resp.Body.Close()
+			}
+		})
+	}
+	for srv.Stats().Waiting < 1 || srv.Stats().Active < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	// Let the scraper see the full server: wait for a scrape after it filled.
+	for n := scrapes(sc); scrapes(sc) < n+2; {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	got := sc.stop()
+	if got.URL != ts.URL+"/metrics" || got.Scrapes < 2 || got.Errors != 0 {
+		t.Fatalf("scrapes: %+v", got)
+	}
+	check := func(name string, s SignalStat, peak float64) {
+		if s.Peak == nil || *s.Peak != peak || s.Mean == nil || *s.Mean > peak || *s.Mean < 0 {
+			t.Errorf("%s: %s", name, fmtStat(s, "%g"))
+		}
+	}
+	check("running", got.Running, 2)
+	check("waiting", got.Waiting, 1)
+	check("cache", got.Cache, 1)
+	if len(got.Samples) != got.Scrapes {
+		t.Errorf("%d samples for %d scrapes", len(got.Samples), got.Scrapes)
+	}
+	for i := 1; i < len(got.Samples); i++ {
+		if got.Samples[i].T < got.Samples[i-1].T {
+			t.Errorf("sample %d goes back in time", i)
+		}
+	}
+}
+
+func scrapes(sc *scraper) int {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.out.Scrapes
+}
+
+// TestScrapeOtherServers: SGLang's and llama.cpp's names are read too, and a
+// page without any known signal leaves them null.
+func TestScrapeOtherServers(t *testing.T) {
+	t.Parallel()
+	pages := map[string]string{
+		"/sglang": "# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{model=\"a\"} 3\nsglang:num_running_reqs{model=\"b\"} 4\n# TYPE sglang:num_queue_reqs gauge\nsglang:num_queue_reqs 5\n# TYPE sglang:token_usage gauge\nsglang:token_usage 0.5\n",
+		"/none":   "# TYPE other gauge\nother 1\n",
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, pages[r.URL.Path]) }))
+	defer ts.Close()
+	s, err := scrapeOnce(context.Background(), ts.Client(), ts.URL+"/sglang")
+	if err != nil || s.Running == nil || *s.Running != 7 || *s.Waiting != 5 || *s.Cache != 0.5 {
+		t.Errorf("sglang: %+v %v", s, err)
+	}
+	s, err = scrapeOnce(context.Background(), ts.Client(), ts.URL+"/none")
+	if err != nil || s.Running != nil || s.Waiting != nil || s.Cache != nil || s.hasTTFT {
+		t.Errorf("none: %+v %v", s, err)
+	}
+}

@@ -1,0 +1,53 @@
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+)
+
+// writeServerTable writes what the server's own metrics said per level
+// (--scrape), beside the client's view: nothing when no level was scraped.
+func writeServerTable(w io.Writer, res *Result) error {
+	if !slices.ContainsFunc(res.Levels, func(l Level) bool { return l.Server != nil }) {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "level\toffered %s\tscrapes\trunning peak/mean\twaiting peak/mean\tKV cache peak/mean\tserver TTFT mean ms\n", res.Unit)
+	for _, l := range res.Levels {
+		s := l.Server
+		if s == nil {
+			continue
+		}
+		scrapes := fmt.Sprint(s.Scrapes)
+		if s.Errors > 0 {
+			scrapes += fmt.Sprintf(" (%d failed: %s)", s.Errors, s.LastError)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Index, FormatLevel(l.Offered), scrapes,
+			fmtStat(s.Running, "%.4g"), fmtStat(s.Waiting, "%.4g"), fmtStat(s.Cache, "%.0f%%"), fmtPtr(s.TTFTMeanMS))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "(the server's /metrics, scraped every %gs during each level)\n\n", res.Levels[0].serverInterval())
+	return err
+}
+
+func fmtStat(s SignalStat, f string) string {
+	if s.Peak == nil || s.Mean == nil {
+		return "—"
+	}
+	p, m := *s.Peak, *s.Mean
+	if f == "%.0f%%" {
+		p, m = 100*p, 100*m
+	}
+	return fmt.Sprintf(f+" / "+f, p, m)
+}
+
+func (l Level) serverInterval() float64 {
+	if l.Server == nil {
+		return DefaultScrapeInterval.Seconds()
+	}
+	return l.Server.IntervalS
+}
