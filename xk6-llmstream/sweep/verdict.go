@@ -5,10 +5,7 @@ import (
 	"math"
 
 	"github.com/llmstream/xk6-llmstream/analyze/check"
-	"github.com/llmstream/xk6-llmstream/analyze/compare"
-	"github.com/llmstream/xk6-llmstream/analyze/k6json"
 	"github.com/llmstream/xk6-llmstream/analyze/result"
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
 // Verdict is the outcome of a limit or a level.
@@ -49,61 +46,25 @@ type Limit struct {
 	Reason  string   `json:"reason,omitempty"`
 }
 
-// judge evaluates one check on its data with confidence: a percentile (or
+// judge evaluates one check on its data with analyze's one rule (result.Judge): a percentile (or
 // med) by its order-statistic interval, a Rate by its Wilson interval. Other
 // aggregates (avg, min, max, count, a Counter's rate, a Gauge's value) have no
 // interval here and are judged on their value, which Reason says. A check
 // without data fails: a level that cannot show it meets the SLO does not pass.
 func judge(c check.Check, d check.Data, confidence float64) Limit {
 	l := Limit{Check: c.Source, Count: d.Count}
-	res := c.Evaluate(d)
-	if !res.Defined {
-		l.Verdict, l.Reason = Fail, res.Reason
-		return l
+	if res := c.Evaluate(d); res.Defined {
+		l.Observed = num(res.Observed)
 	}
-	l.Observed = num(res.Observed)
-	lo, hi, what := math.NaN(), math.NaN(), ""
-	switch a := c.Expr.Aggregate; {
-	case a.Kind == check.Percentile || a.Kind == check.Med:
-		p := a.P
-		if a.Kind == check.Med {
-			p = 50
-		}
-		iv := stats.QuantileInterval(d.Sorted, p/100, confidence)
-		lo, hi, what = iv.Lo, iv.Hi, fmt.Sprintf("%s's %g%% interval", a, confidence*100)
-	case a.Kind == check.RateOf && d.Type == k6json.Rate:
-		lo, hi = compare.WilsonInterval(compare.Proportion{NonZero: d.NonZero, Count: d.Count}, confidence)
-		what = fmt.Sprintf("the rate's %g%% Wilson interval", confidence*100)
+	j := result.Judge(c, d, confidence)
+	l.Verdict, l.Reason = Verdict(j.Verdict), j.Reason
+	if !math.IsNaN(j.Lo) {
+		l.CILo, l.CIHi = num(j.Lo), num(j.Hi)
 	}
-	if math.IsNaN(lo) {
-		l.Verdict = Fail
-		if res.Passed {
-			l.Verdict = Pass
-		}
-		l.Reason = "judged on the value: " + c.Expr.Aggregate.String() + " has no interval"
-		return l
-	}
-	l.CILo, l.CIHi = num(lo), num(hi)
-	l.Verdict = side(c.Expr, lo, hi)
 	if l.Verdict == Inconclusive {
-		l.Reason = fmt.Sprintf("%s [%s, %s] straddles the limit %g: more samples per level (a longer --level-duration) can decide it",
-			what, fmtNum(lo), fmtNum(hi), c.Expr.Limit)
+		l.Reason += ": more samples per level (a longer --level-duration) can decide it"
 	}
 	return l
-}
-
-// side decides a limit from an interval [lo, hi] of the aggregate: Pass when
-// every value in it meets the limit, Fail when none does, else Inconclusive.
-// == and != are judged on both ends.
-func side(e check.Expr, lo, hi float64) Verdict {
-	loOK, hiOK := result.HoldsValue(e, lo), result.HoldsValue(e, hi)
-	switch {
-	case loOK && hiOK && (e.Op != "!=" || !(lo < e.Limit && e.Limit < hi)):
-		return Pass
-	case !loOK && !hiOK && (e.Op != "==" && e.Op != "===" || lo == hi):
-		return Fail
-	}
-	return Inconclusive
 }
 
 // num is a JSON number, or null for NaN and infinities.
