@@ -2,10 +2,11 @@ package result
 
 import (
 	"fmt"
+	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/internal/loadgen"
 )
 
 // The metrics of the instrument's own health and of prompt caching, as
@@ -18,29 +19,19 @@ const (
 	CachedInputMetric = "llm_cached_input_tokens" // Counter: the input tokens served from the cache
 )
 
-// The documented bound of the load-generator warning: results are limited
-// by the load generator when the client lag's p99 is above MaxClientLagMs,
-// or above MaxClientLagShareOfITL of the ITL's p50.
-const (
-	MaxClientLagMs         = 1.0
-	MaxClientLagShareOfITL = 0.10
-)
-
-// LimitedByLoadGenerator is the one rule of the load-generator warning
-// (analyze summary, and the runner at the end of a run): the client lag's
-// p99 (ms) is above MaxClientLagMs, or above MaxClientLagShareOfITL of the
-// ITL's p50 (ms; ≤ 0 or NaN when unknown: the lag is judged alone). why says
-// which bound was passed.
+// LimitedByLoadGenerator applies the one rule of the load-generator warning
+// (internal/loadgen, which the helper's health and so the runner's warning
+// apply too) to a client lag p99 and an ITL p50 in milliseconds (≤ 0 or NaN
+// when unknown: the lag is judged alone). why says which bound was passed.
 func LimitedByLoadGenerator(lagP99, itlP50 float64) (limited bool, why string) {
-	switch {
-	case lagP99 > MaxClientLagMs:
-		return true, fmt.Sprintf("client lag p99 %s ms is above %g ms", numfmt.Sig4(lagP99), MaxClientLagMs)
-	case itlP50 > 0 && lagP99 > MaxClientLagShareOfITL*itlP50:
-		return true, fmt.Sprintf("client lag p99 %s ms is above %g%% of the ITL p50 (%s ms)",
-			numfmt.Sig4(lagP99), 100*MaxClientLagShareOfITL, numfmt.Sig4(itlP50))
+	if !(itlP50 > 0) {
+		itlP50 = 0
 	}
-	return false, ""
+	return loadgen.Limited(msDuration(lagP99), msDuration(itlP50))
 }
+
+// msDuration converts milliseconds to a duration.
+func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 // clientHealth fills the summary's client health, one entry per group with
 // a client lag or zero-gap series, and warns when the load generator limits

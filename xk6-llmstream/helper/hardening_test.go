@@ -240,7 +240,7 @@ func TestHealthReportsInjectedLag(t *testing.T) {
 		reason  string
 	}{
 		{"punctual", 20 * time.Microsecond, 10 * time.Millisecond, false, ""},
-		{"late beyond 1 ms", 3 * time.Millisecond, 100 * time.Millisecond, true, "above 1ms"},
+		{"late beyond 1 ms", 3 * time.Millisecond, 100 * time.Millisecond, true, "above 1 ms"},
 		{"late beyond 10% of ITL", 400 * time.Microsecond, 2 * time.Millisecond, true, "10% of the ITL p50"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

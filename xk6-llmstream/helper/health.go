@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/loadgen"
 	"sync/atomic"
 	"time"
 )
@@ -15,14 +16,6 @@ import (
 
 // CanaryInterval is how long the canary sleeps between measurements.
 const CanaryInterval = 2 * time.Millisecond
-
-// The documented bound of Health.Limited: results are limited by the load
-// generator when the canary's lag p99 is above LagBound, or above
-// LagBoundShareOfITL of the ITL p50.
-const (
-	LagBound           = time.Millisecond
-	LagBoundShareOfITL = 0.10
-)
 
 // canaryRing is how many recent canary samples are kept for the answers'
 // client_lag_ms (16 s at CanaryInterval; a longer stream reports the worst of
@@ -102,8 +95,7 @@ type Health struct {
 	ITLZeroGaps      int64    `json:"itl_zero_gaps"`
 	ITLZeroShare     *float64 `json:"itl_zero_share"`
 	ITLP50MS         *float64 `json:"itl_p50_ms"`
-	// Limited is true when the lag p99 is above LagBound or above
-	// LagBoundShareOfITL of the ITL p50: the measurements are then limited by
+	// Limited is loadgen.Limited's verdict on the lag p99 and the ITL p50: the measurements are then limited by
 	// the load generator. Reason says which bound and by how much.
 	Limited bool   `json:"limited"`
 	Reason  string `json:"reason,omitempty"`
@@ -128,12 +120,10 @@ func (h *Handler) Health() Health {
 	}
 	p50, _ := lag.quantile(0.5)
 	out.LagP50MS, out.LagP99MS, out.LagMaxMS = msPtr(p50), msPtr(p99), msPtr(time.Duration(lag.max.Load()))
-	switch {
-	case p99 > LagBound:
-		out.Limited, out.Reason = true, "client lag p99 "+p99.String()+" is above "+LagBound.String()
-	case hasITL && itlP50 > 0 && float64(p99) > LagBoundShareOfITL*float64(itlP50):
-		out.Limited, out.Reason = true, "client lag p99 "+p99.String()+" is above 10% of the ITL p50 ("+itlP50.String()+")"
+	if !hasITL {
+		itlP50 = 0
 	}
+	out.Limited, out.Reason = loadgen.Limited(p99, itlP50)
 	return out
 }
 

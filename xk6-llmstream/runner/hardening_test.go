@@ -69,7 +69,7 @@ func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), LimitedWarning) || !strings.Contains(stderr.String(), "above 1ms") {
+	if !strings.Contains(stderr.String(), LimitedWarning) || !strings.Contains(stderr.String(), "above 1 ms") {
 		t.Errorf("no warning about the load generator with a 3 ms injected lag:\n%s", stderr.String())
 	}
 }

@@ -174,7 +174,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 const LimitedWarning = "warning: results are limited by the load generator"
 
 // reportHealth prints the warning when the instrument's own lag was above the
-// documented bound (see helper.LagBound), with the share of zero ITL gaps.
+// documented bound (internal/loadgen), with the share of zero ITL gaps.
 func reportHealth(h helper.Health, say func(string, ...any)) {
 	if !h.Limited {
 		return
