@@ -267,7 +267,7 @@ func TestCIGateFailsOnPurposeUnderK6Sim(t *testing.T) {
 }
 
 // k6Binary finds real k6: K6_BIN, else k6 on PATH.
-func k6Binary(t *testing.T) string {
+func k6Binary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("K6_BIN"); p != "" {
 		if _, err := os.Stat(p); err != nil {
