@@ -55,7 +55,7 @@ func TestSharedPrefixTokenAndCacheTruth(t *testing.T) {
 	log := &syncBuffer{}
 	m, err := mockllm.New(mockllm.Config{Seed: 1, Log: log, Tokenizer: "cl100k_base",
 		PrefixCache: mockllm.PrefixCache{Blocks: 4096, BlockTokens: 16},
-		Default: mockllm.ModelConfig{Prefill: mockllm.Prefill{Base: base, PerInputToken: perToken}, OutputTokens: mockllm.FixedCount(4)}})
+		Default:     mockllm.ModelConfig{Prefill: mockllm.Prefill{Base: base, PerInputToken: perToken}, OutputTokens: mockllm.FixedCount(4)}})
 	if err != nil {
 		t.Fatal(err)
 	}

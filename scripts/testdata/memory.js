@@ -8,7 +8,8 @@ const plain = __ENV.MODE === 'plain'
   ? open(__ENV.DATASET).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))
   : null;
 
-export const options = { vus: 100, iterations: 100 };
+const vus = Number(__ENV.VUS || 100);
+export const options = { vus: vus, iterations: vus };
 
 export default function () {
   const e = shared !== null ? shared.next() : plain[__VU % plain.length];
