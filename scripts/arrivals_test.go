@@ -217,10 +217,19 @@ func checkLoggedArrivals(t *testing.T, c arrivalCase, run loggedRun) {
 	if dLogged >= crit+tol {
 		t.Errorf("logged gaps: KS D %.4f ≥ %.4f + %.4f (lateness spread %.3f ms)", dLogged, crit, tol, spread)
 	}
+	// The logged span differs from the intended one by at most the lateness
+	// spread, so the logged rate is within 2% of the intended rate plus that
+	// share; the intended rate's own 2% bound against the target is
+	// TestArrivalScheduleIsGamma's (the sd of a 1,000-gap mean is 3%: no
+	// honest 2% claim against the target exists for one short run).
 	span := float64(logged[n-1]-logged[0]) / 1e6
 	ispan := run.intendedMS[n-1] - run.intendedMS[0]
-	if r := ispan / span; math.Abs(r-1) > 0.02 {
-		t.Errorf("logged rate %.3f/s, intended %.3f/s: not within 2%%", float64(n-1)/span*1000, float64(n-1)/ispan*1000)
+	if r, tolRate := ispan/span, 0.02+spread/ispan; math.Abs(r-1) > tolRate {
+		t.Errorf("logged rate %.3f/s, intended %.3f/s: not within %.2f%% (2%% + lateness spread / span)",
+			float64(n-1)/span*1000, float64(n-1)/ispan*1000, 100*tolRate)
+	}
+	if tol >= 1-crit {
+		t.Logf("the lateness spread makes the logged-gap KS check vacuous on this run (a loaded machine); the intended-gap check above still holds exactly")
 	}
 }
 
