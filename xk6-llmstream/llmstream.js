@@ -183,9 +183,7 @@ export class Client {
     if (token) hop['Authorization'] = 'Bearer ' + token;
     Object.defineProperty(this, '_hopHeaders', { value: hop, enumerable: false });
 
-    this.fixedOutput = fixedOutputOption(o.fixedOutputTokens, this.api);
-    this.vllmExtras = o.vllmExtras === undefined ? true : Boolean(o.vllmExtras);
-
+    Object.assign(this, workloadOptions(o, this.api));
     this._started = 0; // requests started by this Client in this VU (for warmup)
     this._itlAcc = 0; // deterministic ITL thinning accumulator
   }
@@ -672,6 +670,14 @@ export const FIXED_LENGTH_DIALECTS = Object.freeze({
   'openai-completions': Object.freeze({ extras: true }),
   'anthropic-messages': Object.freeze({ extras: false }),
 });
+
+// workloadOptions reads the Client options of fixed output length.
+function workloadOptions(o, api) {
+  return {
+    fixedOutput: fixedOutputOption(o.fixedOutputTokens, api),
+    vllmExtras: o.vllmExtras === undefined ? true : Boolean(o.vllmExtras),
+  };
+}
 
 function fixedOutputOption(v, api) {
   if (v === undefined || v === null || v === false) return null;
