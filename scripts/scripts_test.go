@@ -35,6 +35,8 @@ var expect = map[string]struct {
 	// warmups is how many warm-up requests the script can make in all (one per
 	// VU of a Client with warmup: 1): they add no llm_* samples (docs/module.md).
 	warmups int
+	// env is added under k6sim (which runs iterations, not durations)
+	env map[string]string
 }{
 	"smoke.js":             {tags: map[string][]string{"scenario": {"smoke"}}},
 	"ramping-vus.js":       {tags: map[string][]string{"scenario": {"ramp"}}},
@@ -43,11 +45,20 @@ var expect = map[string]struct {
 	"compare-models.js":    {tags: map[string][]string{"model": {"model-a", "model-b"}}},
 	"ci-gate.js":           {tags: map[string][]string{"scenario": {"gate"}, "model": {"mock"}}},
 	"capacity.js":          {tags: map[string][]string{"scenario": {"capacity"}}},
+	"dataset.js":           {tags: map[string][]string{"scenario": {"dataset"}}},
+	"synthetic.js":         {tags: map[string][]string{"scenario": {"synthetic"}}},
+	"shared-prefix.js":     {tags: map[string][]string{"scenario": {"prefix"}, "prefix_group": {"2", "3"}}},
+	"multi-turn.js":        {tags: map[string][]string{"scenario": {"conversation"}, "turn": {"1", "2", "3"}}, env: map[string]string{"LLM_THINK": "1ms"}},
+	"poisson.js":           {tags: map[string][]string{"scenario": {"poisson"}}, env: map[string]string{"LLM_RATE": "100", "LLM_ARRIVALS": "20"}},
 }
 
 // llmMetrics are the metrics every script must produce (llm_ttft_answer only
 // comes with reasoning models, llm_slo_met only with an slo).
 var llmMetrics = []string{"llm_ttft", "llm_tpot", "llm_itl", "llm_e2e", "llm_output_tokens", "llm_input_tokens", "llm_requests_failed"}
+
+// schedulerMetrics are the llm_* metrics of the arrivals() scheduler, not of
+// requests: they carry no request tags.
+var schedulerMetrics = map[string]bool{"llm_arrival_lateness": true, "llm_arrivals_dropped": true}
 
 // requiredTags are on every llm_* sample.
 var requiredTags = []string{"model", "api", "status", "error", "token_source", "scenario"}
@@ -130,7 +141,7 @@ func checkPoints(t *testing.T, script string, pts []point) {
 	seen := map[string]int{}
 	tagValues := map[string]map[string]bool{}
 	for _, p := range pts {
-		if !strings.HasPrefix(p.metric, "llm_") {
+		if !strings.HasPrefix(p.metric, "llm_") || schedulerMetrics[p.metric] {
 			continue
 		}
 		seen[p.metric]++
@@ -218,7 +229,7 @@ func TestScriptsUnderK6Sim(t *testing.T) {
 				var pts []point
 				for _, s := range res.Samples {
 					pts = append(pts, point{metric: s.Metric, value: s.Value, tags: s.Tags, metadata: s.Metadata})
-					if strings.HasPrefix(s.Metric, "llm_") && s.Tags["api"] != api {
+					if strings.HasPrefix(s.Metric, "llm_") && !schedulerMetrics[s.Metric] && s.Tags["api"] != api {
 						t.Errorf("%s sample tagged api %q, want %q", s.Metric, s.Tags["api"], api)
 						break
 					}
@@ -246,6 +257,9 @@ func simRun(t *testing.T, name string, st stack, extra map[string]string) *k6sim
 	t.Helper()
 	env := map[string]string{
 		"LLMSTREAM_HELPER": st.helperURL, "LLM_BASE_URL": st.mockURL, "LLM_API_KEY": testKey,
+	}
+	for k, v := range expect[name].env {
+		env[k] = v
 	}
 	for k, v := range extra {
 		env[k] = v
@@ -285,7 +299,7 @@ func TestCIGateFailsOnPurposeUnderK6Sim(t *testing.T) {
 }
 
 // k6Binary finds real k6: K6_BIN, else k6 on PATH.
-func k6Binary(t *testing.T) string {
+func k6Binary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("K6_BIN"); p != "" {
 		if _, err := os.Stat(p); err != nil {

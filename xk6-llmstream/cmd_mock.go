@@ -57,6 +57,9 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 type mockFlags struct {
 	fs                                      *flag.FlagSet
 	addr, profile, logPath, apiKey, models  string
+	tokenizer                               string
+	cacheBlocks, blockTokens                int
+	prefillPerCached                        time.Duration
 	seed                                    uint64
 	slots, queueLimit                       int
 	slotsPerModel                           bool
@@ -86,9 +89,14 @@ func newMockFlags(stderr io.Writer) *mockFlags {
 	fs.IntVar(&m.queueLimit, "queue-limit", 0, "answer 429 when `N` requests already wait for a slot (0: no limit)")
 	fs.BoolVar(&m.slotsPerModel, "slots-per-model", false, "give each model its own slots and queue")
 	fs.DurationVar(&m.retryAfter, "retry-after", mockllm.DefaultRetryAfter, "Retry-After of 429 answers")
-	def := mockllm.DefaultConfig().Default
+	dc := mockllm.DefaultConfig()
+	fs.StringVar(&m.tokenizer, "tokenizer", dc.Tokenizer, "count prompt tokens with `TOKENIZER` (cl100k_base, o200k_base, a tokenizer.json path, or words), as `xk6-llmstream dataset` does")
+	fs.IntVar(&m.cacheBlocks, "prefix-cache-blocks", dc.PrefixCache.Blocks, "prefix cache capacity in `N` blocks (0: no prefix cache)")
+	fs.IntVar(&m.blockTokens, "prefix-block-tokens", dc.PrefixCache.BlockTokens, "prefix cache block size `N` in tokens")
+	def := dc.Default
 	fs.DurationVar(&m.prefill, "prefill", def.Prefill.Base, "prefill base `DURATION` (time from slot to first token)")
 	fs.DurationVar(&m.prefillPerToken, "prefill-per-token", def.Prefill.PerInputToken, "prefill `DURATION` added per input token")
+	fs.DurationVar(&m.prefillPerCached, "prefill-per-cached-token", def.Prefill.PerCachedToken, "prefill `DURATION` per input token served from the prefix cache")
 	fs.Float64Var(&m.prefillSigma, "prefill-sigma", def.Prefill.Jitter.Sigma, "lognormal jitter `SIGMA` of prefill (0: none)")
 	fs.DurationVar(&m.itl, "itl", def.ITL.Base, "inter-token latency base `DURATION`")
 	fs.Float64Var(&m.itlSigma, "itl-sigma", def.ITL.Jitter.Sigma, "lognormal jitter `SIGMA` of the inter-token latency (0: none)")
@@ -153,6 +161,15 @@ func (m *mockFlags) applyServer(cfg *mockllm.Config, set map[string]bool) error 
 	if set["api-key"] {
 		cfg.APIKey = m.apiKey
 	}
+	if set["tokenizer"] {
+		cfg.Tokenizer = m.tokenizer
+	}
+	if set["prefix-cache-blocks"] {
+		cfg.PrefixCache.Blocks = m.cacheBlocks
+	}
+	if set["prefix-block-tokens"] {
+		cfg.PrefixCache.BlockTokens = m.blockTokens
+	}
 	if set["models"] {
 		for _, name := range strings.Split(m.models, ",") {
 			name = strings.TrimSpace(name)
@@ -179,21 +196,22 @@ func (m *mockFlags) applyModel(mc *mockllm.ModelConfig, set map[string]bool) {
 		return mockllm.Jitter{Dist: mockllm.JitterLognormal, Sigma: sigma}
 	}
 	for name, do := range map[string]func(){
-		"prefill":            func() { mc.Prefill.Base = m.prefill },
-		"prefill-per-token":  func() { mc.Prefill.PerInputToken = m.prefillPerToken },
-		"prefill-sigma":      func() { mc.Prefill.Jitter = lognormal(m.prefillSigma) },
-		"itl":                func() { mc.ITL.Base = m.itl },
-		"itl-sigma":          func() { mc.ITL.Jitter = lognormal(m.itlSigma) },
-		"stall-prob":         func() { mc.Stall.Prob = m.stallProb },
-		"stall":              func() { mc.Stall.Duration = m.stall },
-		"slowdown":           func() { mc.DecodeSlowdown = m.slow },
-		"echo":               func() { mc.Echo = m.echo },
-		"fault-429":          func() { mc.Faults.HTTP429 = m.f429 },
-		"fault-5xx":          func() { mc.Faults.HTTP5xx = m.f5xx },
-		"fault-disconnect":   func() { mc.Faults.Disconnect = m.fDisc },
-		"fault-malformed":    func() { mc.Faults.Malformed = m.fMal },
-		"fault-error-event":  func() { mc.Faults.ErrorEvent = m.fErr },
-		"fault-not-streamed": func() { mc.Faults.NotStreamed = m.fNotStr },
+		"prefill":                  func() { mc.Prefill.Base = m.prefill },
+		"prefill-per-token":        func() { mc.Prefill.PerInputToken = m.prefillPerToken },
+		"prefill-per-cached-token": func() { mc.Prefill.PerCachedToken = m.prefillPerCached },
+		"prefill-sigma":            func() { mc.Prefill.Jitter = lognormal(m.prefillSigma) },
+		"itl":                      func() { mc.ITL.Base = m.itl },
+		"itl-sigma":                func() { mc.ITL.Jitter = lognormal(m.itlSigma) },
+		"stall-prob":               func() { mc.Stall.Prob = m.stallProb },
+		"stall":                    func() { mc.Stall.Duration = m.stall },
+		"slowdown":                 func() { mc.DecodeSlowdown = m.slow },
+		"echo":                     func() { mc.Echo = m.echo },
+		"fault-429":                func() { mc.Faults.HTTP429 = m.f429 },
+		"fault-5xx":                func() { mc.Faults.HTTP5xx = m.f5xx },
+		"fault-disconnect":         func() { mc.Faults.Disconnect = m.fDisc },
+		"fault-malformed":          func() { mc.Faults.Malformed = m.fMal },
+		"fault-error-event":        func() { mc.Faults.ErrorEvent = m.fErr },
+		"fault-not-streamed":       func() { mc.Faults.NotStreamed = m.fNotStr },
 		"output-tokens": func() {
 			// A negative count is kept so that validation refuses it with the
 			// profile's own message (output_tokens.value: -1 is negative).

@@ -88,6 +88,17 @@ export interface ClientOptions {
   slo?: SLO;
   /** anthropic-version header for anthropic-messages. Default '2023-06-01'. */
   anthropicVersion?: string;
+  /**
+   * Ask the server for exactly the expected output length: true (a dataset
+   * entry's output_tokens, else the request's max_completion_tokens or
+   * max_tokens) or a number of tokens. Sets max_tokens (max_completion_tokens
+   * when the request uses it) and, on OpenAI-compatible dialects, vLLM/SGLang's
+   * ignore_eos: true and min_tokens. Requests that succeeded with another
+   * output length count in llm_output_length_mismatch.
+   */
+  fixedOutputTokens?: boolean | number;
+  /** With fixedOutputTokens: send ignore_eos and min_tokens (default true); false for strict servers. */
+  vllmExtras?: boolean;
 }
 
 /** Options of one chat()/asyncChat() call; each overrides the Client's. */
@@ -175,6 +186,12 @@ export interface Result {
   requestId: string;
   /** With slo: whether this request met it (also the llm_slo_met sample); else null. */
   sloMet: boolean | null;
+  /** The dataset entry's id when chat() was given an entry; else ''. */
+  entryId: string;
+  /** With fixedOutputTokens: the output length asked for; else null. */
+  expectedOutputTokens: number | null;
+  /** True when the request succeeded with another output length than expectedOutputTokens. */
+  outputLengthMismatch: boolean;
   /** The helper's JSON answer as received (its error answer for helper refusals), or null. */
   raw: { [field: string]: unknown } | null;
 }
@@ -209,9 +226,9 @@ export class Client {
    * API's request body (messages, max_tokens, …) or a prompt string. Never throws
    * for a failed request: check result.ok.
    */
-  chat(params: { [field: string]: unknown } | string, options?: CallOptions): Result;
+  chat(params: { [field: string]: unknown } | string | Entry, options?: CallOptions): Result;
   /** Like chat(), through http.asyncRequest: one VU can hold several streams. */
-  asyncChat(params: { [field: string]: unknown } | string, options?: CallOptions): Promise<Result>;
+  asyncChat(params: { [field: string]: unknown } | string | Entry, options?: CallOptions): Promise<Result>;
 }
 
 /** Parses a Duration into milliseconds; `what` names the option in errors. */
@@ -251,3 +268,124 @@ export const HELPER_ERROR_KIND: 'helper';
 export const HELPER_REQUEST_NAME: 'llmstream-helper';
 /** 'llm_request_id': the metadata key carrying each request's id. */
 export const REQUEST_ID_METADATA: 'llm_request_id';
+
+/** One line of a dataset made by `xk6-llmstream dataset` (docs/dataset.md). */
+export interface Entry {
+  v: 1;
+  id: string;
+  messages?: { role: string; content: string }[];
+  prompt?: string;
+  max_tokens: number;
+  output_tokens: number;
+  input_tokens: number;
+  input_tokens_target?: number;
+  tokenizer: string;
+  session?: string;
+  turn?: number;
+  prefix_group?: number;
+  prefix_tokens?: number;
+  tags?: { [name: string]: string };
+}
+
+export interface DatasetOptions {
+  /** 'sequential' (default): VU k takes entries seed+k−1, seed+k−1+V, …; 'random': seeded sampling per VU. */
+  order?: 'sequential' | 'random';
+  /** Default 1. */
+  seed?: number;
+  /** V, the stride of 'sequential'. Default: the test's VUs from options (sum over scenarios). */
+  vus?: number;
+  /** The SharedArray name. Default 'llmstream-dataset:' + path. */
+  name?: string;
+}
+
+/** A JSONL dataset in a SharedArray (one copy per k6 process). Create it in the init context. */
+export class Dataset {
+  constructor(path: string, options?: DatasetOptions);
+  readonly length: number;
+  readonly sessionCount: number;
+  /** Entry i (0-based, wrapping). */
+  at(i: number): Entry;
+  /** The next entry for this VU. */
+  next(): Entry;
+  /** The entries of the next session for this VU (turn 1 first). */
+  nextSession(): Entry[];
+}
+
+export interface SessionOptions {
+  /** A system message at the start of the history. */
+  system?: string;
+  /** Think time before each turn after the first in run(): a duration or [min, max] (uniform, seeded). */
+  thinkTime?: Duration | [Duration, Duration];
+  /** Tags of every request of the session. */
+  tags?: StringMap;
+  /** Seed of the think time draws (with the VU id). Default 1. */
+  seed?: number;
+}
+
+/** What Session.chat returns: the Result and the turn it was (from 1). */
+export type TurnResult = Result & { turn: number };
+
+/** A multi-turn conversation of one VU. */
+export class Session {
+  constructor(client: Client, options?: SessionOptions);
+  /** Turns answered so far. */
+  readonly turn: number;
+  /** The messages so far (a copy). */
+  readonly history: { role: string; content: string }[];
+  reset(): void;
+  /** Sends the history plus a new user message (or an entry's messages), tagged turn=N; appends the answer on success. */
+  chat(message: string | Entry, options?: CallOptions): TurnResult;
+  asyncChat(message: string | Entry, options?: CallOptions): Promise<TurnResult>;
+  /** Plays a dataset session with think time between turns; stops at the first failure. */
+  run(entries: Entry[], options?: CallOptions): TurnResult[];
+  /** One think time draw, ms. */
+  thinkMs(): number;
+}
+
+export interface ArrivalOptions {
+  /** Mean arrivals per second. Required. */
+  rate: number;
+  /** Gamma shape of the gaps: 1 Poisson (default), < 1 burstier, > 1 more even (vLLM --burstiness). */
+  burstiness?: number;
+  /** Seed of the gaps. Default 1. */
+  seed?: number;
+  /** Arrivals finding this many calls in flight are dropped (llm_arrivals_dropped). Default 1000. */
+  maxInFlight?: number;
+  /** How long arrivals go on. */
+  duration?: Duration;
+  /** Stop after this many arrivals (0: no limit). Give duration, count or both. */
+  count?: number;
+  /** Tags of llm_arrivals_dropped and llm_arrival_lateness. */
+  tags?: StringMap;
+  /** Return the intended arrival offsets (ms) in the result. */
+  schedule?: boolean;
+}
+
+export interface ArrivalStats {
+  arrivals: number;
+  sent: number;
+  dropped: number;
+  /** Calls whose promise rejected (or that threw). */
+  failed: number;
+  /** Date.now() at the start; arrival i was due at startMs + schedule[i]. */
+  startMs: number;
+  schedule: number[] | null;
+}
+
+/** Open-loop arrivals: calls fn(i) at gamma/Poisson arrival times without awaiting it. */
+export function arrivals(options: ArrivalOptions, fn: (i: number) => unknown): Promise<ArrivalStats>;
+/** Parses a JSONL dataset; errors name the file and line. */
+export function parseDataset(name: string, text: string): { entries: Entry[]; sessions: [number, number][] };
+/** A seeded uniform generator on (0, 1). */
+export function prng(seed: number): () => number;
+/** Gamma draws with the given shape and mean from a uniform generator. */
+export function gammaSampler(shape: number, mean: number, rand: () => number): () => number;
+/** The dialects fixedOutputTokens supports, and whether ignore_eos/min_tokens are sent. */
+export const FIXED_LENGTH_DIALECTS: { readonly [api: string]: { readonly extras: boolean } };
+export const WORKLOAD_METRICS: {
+  readonly outputLengthMismatch: 'llm_output_length_mismatch';
+  readonly arrivalsDropped: 'llm_arrivals_dropped';
+  readonly arrivalLateness: 'llm_arrival_lateness';
+};
+/** 'llm_entry_id': the metadata key carrying a dataset entry's id. */
+export const ENTRY_ID_METADATA: 'llm_entry_id';

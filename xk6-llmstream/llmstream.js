@@ -19,6 +19,8 @@
 
 import http from 'k6/http';
 import exec from 'k6/execution';
+import { sleep } from 'k6';
+import { SharedArray } from 'k6/data';
 import { Trend, Counter, Rate } from 'k6/metrics';
 
 /** The module's version. */
@@ -97,12 +99,26 @@ const mStages = [
 ];
 let mSLO = null; // created by the first Client that has an slo (in the init context)
 
+// The workload metrics: Dataset, Session, fixedOutputTokens, arrivals().
+export const WORKLOAD_METRICS = Object.freeze({
+  outputLengthMismatch: 'llm_output_length_mismatch',
+  arrivalsDropped: 'llm_arrivals_dropped',
+  arrivalLateness: 'llm_arrival_lateness',
+});
+
+/** The metadata key that carries a dataset entry's id on its request's llm_* samples. */
+export const ENTRY_ID_METADATA = 'llm_entry_id';
+
+const mMismatch = new Counter(WORKLOAD_METRICS.outputLengthMismatch);
+const mDropped = new Counter(WORKLOAD_METRICS.arrivalsDropped);
+const mLateness = new Trend(WORKLOAD_METRICS.arrivalLateness, true);
+
 let requestSeq = 0; // per VU: every runtime loads its own copy of this module
 
 const CLIENT_OPTIONS = [
   'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
   'body', 'tags', 'timeout', 'idleTimeout', 'includeUsage', 'keepText',
-  'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion', 'stages',
+  'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion', 'stages', 'fixedOutputTokens', 'vllmExtras',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline'];
 const SLO_KEYS = ['ttft', 'ttftAnswer', 'tpot', 'e2e'];
@@ -199,6 +215,7 @@ export class Client {
     if (token) hop['Authorization'] = 'Bearer ' + token;
     Object.defineProperty(this, '_hopHeaders', { value: hop, enumerable: false });
 
+    Object.assign(this, workloadOptions(o, this.api));
     this._started = 0; // requests started by this Client in this VU (for warmup)
     this._itlAcc = 0; // deterministic ITL thinning accumulator
   }
@@ -258,7 +275,9 @@ export class Client {
         throw new TypeError(`llmstream: chat: unknown option ${JSON.stringify(k)} (known: ${CALL_OPTIONS.join(', ')})`);
       }
     }
-    const plain = this._body(params);
+    const entry = isEntry(params) ? params : null;
+    const plain = this._body(entry !== null ? entryBody(entry, this.api) : params);
+    const expected = this._fixLength(plain, entry);
     const model = typeof plain.model === 'string' ? plain.model : '';
     const body = dialectBody(this.api, plain);
     const timeoutMs = co.timeout === undefined ? this.timeoutMs : durationMs(co.timeout, 'timeout');
@@ -276,7 +295,7 @@ export class Client {
     requestSeq++;
     this._started++;
     const id = vuID() + '-' + requestSeq;
-    const tags = Object.assign({}, this.tags, stringTags(co.tags, 'tags'));
+    const tags = Object.assign({}, this.tags, entry !== null ? stringTags(entry.tags, 'entry.tags') : {}, stringTags(co.tags, 'tags'));
     const warmup = this._started <= this.warmup;
     const wire = {
       url: modelURL(this._urlTemplate, model),
@@ -307,6 +326,8 @@ export class Client {
       },
       model: model,
       tags: tags,
+      entryID: entry !== null && entry.id !== undefined ? String(entry.id) : '',
+      expectedOutput: expected,
       keepText: keepText,
       keepTimeline: keepTimeline,
       warmup: warmup,
@@ -367,6 +388,9 @@ export class Client {
       r.timeline = raw && Array.isArray(raw.timeline) ? raw.timeline : [];
     }
     r.sloMet = this.slo === null ? null : sloMet(this.slo, r);
+    r.entryId = req.entryID;
+    r.expectedOutputTokens = req.expectedOutput;
+    r.outputLengthMismatch = req.expectedOutput !== null && r.ok && r.outputTokens !== req.expectedOutput;
     if (!r.warmup) this._record(req, r);
     return r;
   }
@@ -381,10 +405,7 @@ export class Client {
       error: r.errorKind,
       token_source: r.tokenSource,
     });
-    const meta = metadataObject();
-    const had = meta !== null && Object.prototype.hasOwnProperty.call(meta, REQUEST_ID_METADATA);
-    const prev = had ? meta[REQUEST_ID_METADATA] : undefined;
-    if (meta !== null) meta[REQUEST_ID_METADATA] = req.id;
+    const restore = setMetadata(req.id, req.entryID);
     try {
       if (r.ttft !== null) mTTFT.add(r.ttft, tags);
       if (r.ttftAnswer !== null) mTTFTAnswer.add(r.ttftAnswer, tags);
@@ -399,12 +420,30 @@ export class Client {
       const lag = msOrNull(r.raw, 'client_lag_ms');
       if (lag !== null) mClientLag.add(lag, tags);
       if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
+      if (r.outputLengthMismatch) mMismatch.add(1, tags);
     } finally {
-      if (meta !== null) {
-        if (had) meta[REQUEST_ID_METADATA] = prev;
-        else delete meta[REQUEST_ID_METADATA];
-      }
+      restore();
     }
+  }
+
+  // With fixedOutputTokens, sets the dialect's knobs so that the server
+  // generates exactly the expected number of tokens, and returns that number
+  // (null when there is none to ask for).
+  _fixLength(body, entry) {
+    const f = this.fixedOutput;
+    if (f === null) return null;
+    let n = f.tokens;
+    if (n === null && entry !== null && positiveInt(entry.output_tokens)) n = entry.output_tokens;
+    if (n === null && positiveInt(body.max_completion_tokens)) n = body.max_completion_tokens;
+    if (n === null && positiveInt(body.max_tokens)) n = body.max_tokens;
+    if (n === null) return null;
+    if (this.api === 'openai-chat' && body.max_completion_tokens !== undefined) body.max_completion_tokens = n;
+    else body.max_tokens = n;
+    if (f.extras && this.vllmExtras) {
+      body.ignore_eos = true;
+      body.min_tokens = n;
+    }
+    return n;
   }
 
   // One llm_itl sample per gap; a gap that the server says closed with k > 1
@@ -756,6 +795,27 @@ function vuID() {
   }
 }
 
+// Sets the request's metadata (request id, dataset entry id) on the VU and
+// returns the function that restores what was there before.
+function setMetadata(requestID, entryID) {
+  const meta = metadataObject();
+  if (meta === null) return () => {};
+  const keys = [REQUEST_ID_METADATA];
+  const vals = [requestID];
+  if (entryID) {
+    keys.push(ENTRY_ID_METADATA);
+    vals.push(entryID);
+  }
+  const prev = keys.map((k) => (Object.prototype.hasOwnProperty.call(meta, k) ? { v: meta[k] } : null));
+  keys.forEach((k, i) => { meta[k] = vals[i]; });
+  return () => {
+    keys.forEach((k, i) => {
+      if (prev[i] !== null) meta[k] = prev[i].v;
+      else delete meta[k];
+    });
+  };
+}
+
 function metadataObject() {
   try {
     const m = exec.vu.metrics.metadata;
@@ -763,4 +823,530 @@ function metadataObject() {
   } catch (e) {
     return null;
   }
+}
+
+// ---------------------------------------------------------------------------
+// Workloads: fixed output length, dataset entries, Dataset, Session, arrivals.
+
+/**
+ * The dialects fixedOutputTokens can pin, and whether the vLLM/SGLang extras
+ * (ignore_eos, min_tokens) are sent: OpenAI-compatible servers take them;
+ * Anthropic's API refuses unknown fields. The length field is max_tokens (or
+ * max_completion_tokens when the request uses it).
+ */
+export const FIXED_LENGTH_DIALECTS = Object.freeze({
+  'openai-chat': Object.freeze({ extras: true }),
+  'openai-completions': Object.freeze({ extras: true }),
+  'anthropic-messages': Object.freeze({ extras: false }),
+  // max_tokens becomes the dialect's own field (dialectBody); these servers
+  // have no ignore_eos, so the length is a cap and mismatches are counted.
+  'openai-responses': Object.freeze({ extras: false }),
+  'gemini': Object.freeze({ extras: false }),
+  'cohere': Object.freeze({ extras: false }),
+  'ollama': Object.freeze({ extras: false }),
+});
+
+// workloadOptions reads the Client options of fixed output length.
+function workloadOptions(o, api) {
+  return {
+    fixedOutput: fixedOutputOption(o.fixedOutputTokens, api),
+    vllmExtras: o.vllmExtras === undefined ? true : Boolean(o.vllmExtras),
+  };
+}
+
+function fixedOutputOption(v, api) {
+  if (v === undefined || v === null || v === false) return null;
+  if (v !== true && !positiveInt(v)) {
+    throw new TypeError(`llmstream: new Client: fixedOutputTokens must be true (each request's expected length: a dataset entry's output_tokens, else its max_tokens) or a whole number of tokens > 0, got ${JSON.stringify(v)}`);
+  }
+  const d = FIXED_LENGTH_DIALECTS[api];
+  if (d === undefined) {
+    throw new TypeError(`llmstream: new Client: fixedOutputTokens is not supported for api ${JSON.stringify(api)} (supported: ${Object.keys(FIXED_LENGTH_DIALECTS).join(', ')})`);
+  }
+  return { tokens: v === true ? null : v, extras: d.extras };
+}
+
+function positiveInt(v) {
+  return typeof v === 'number' && Number.isInteger(v) && v > 0;
+}
+
+// A dataset entry (docs/dataset.md) is recognised by "v" and messages or prompt.
+function isEntry(p) {
+  return p !== null && typeof p === 'object' && !Array.isArray(p) && p.v === 1 &&
+    (Array.isArray(p.messages) || typeof p.prompt === 'string');
+}
+
+// The request body of a dataset entry in the Client's dialect: its messages
+// (or prompt) and max_tokens. Entries with a prompt become one user message on
+// chat APIs; on openai-completions messages must be a single user message.
+// Anthropic's system messages go to "system".
+function entryBody(e, api) {
+  const body = {};
+  if (positiveInt(e.max_tokens)) body.max_tokens = e.max_tokens;
+  const messages = Array.isArray(e.messages) ? e.messages : [{ role: 'user', content: e.prompt }];
+  if (api === 'openai-completions') {
+    if (typeof e.prompt === 'string') {
+      body.prompt = e.prompt;
+    } else if (messages.length === 1) {
+      body.prompt = messages[0].content;
+    } else {
+      throw new TypeError(`llmstream: chat(entry ${JSON.stringify(e.id)}): openai-completions needs a prompt, and the entry has ${messages.length} messages (build it with xk6-llmstream dataset --as-prompt)`);
+    }
+    return body;
+  }
+  if (api === 'anthropic-messages') {
+    const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
+    if (system.length > 0) body.system = system.join('\n\n');
+    body.messages = messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content }));
+    return body;
+  }
+  body.messages = messages.map((m) => ({ role: m.role, content: m.content }));
+  return body;
+}
+
+/**
+ * Parses a JSONL dataset (docs/dataset.md). Returns { entries, sessions }:
+ * sessions are [start, length] spans of consecutive entries of one session,
+ * turns 1, 2, …; an entry without a session is a span of its own. Errors
+ * name the file and line.
+ */
+export function parseDataset(name, text) {
+  if (typeof text !== 'string') {
+    throw new TypeError(`llmstream: Dataset ${name}: the file's contents are not text`);
+  }
+  const entries = [];
+  const sessions = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === '') continue;
+    const where = `${name}:${i + 1}`;
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch (err) {
+      throw new Error(`llmstream: Dataset ${where}: not a JSON line: ${err.message || err}`);
+    }
+    checkEntry(e, where);
+    const last = sessions.length > 0 ? sessions[sessions.length - 1] : null;
+    const prev = last !== null ? entries[last[0] + last[1] - 1] : null;
+    if (e.session !== undefined && prev !== null && prev.session === e.session) {
+      if (e.turn !== prev.turn + 1) {
+        throw new Error(`llmstream: Dataset ${where}: session ${JSON.stringify(e.session)} turn ${e.turn} follows turn ${prev.turn}; a session's entries must be consecutive, turns 1, 2, …`);
+      }
+      last[1]++;
+    } else {
+      if (e.session !== undefined && e.turn !== 1) {
+        throw new Error(`llmstream: Dataset ${where}: session ${JSON.stringify(e.session)} starts at turn ${e.turn}, want 1`);
+      }
+      sessions.push([entries.length, 1]);
+    }
+    entries.push(e);
+  }
+  if (entries.length === 0) {
+    throw new Error(`llmstream: Dataset ${name}: no entries (an empty file?)`);
+  }
+  return { entries: entries, sessions: sessions };
+}
+
+function checkEntry(e, where) {
+  const bad = (msg) => new Error(`llmstream: Dataset ${where}: ${msg}`);
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) throw bad('not a JSON object');
+  if (e.v !== 1) throw bad(`"v" is ${JSON.stringify(e.v)}, want 1 (the entry format version this module reads)`);
+  const hasMsgs = e.messages !== undefined;
+  if (hasMsgs === (e.prompt !== undefined)) throw bad('want exactly one of "messages" and "prompt"');
+  if (hasMsgs) {
+    if (!Array.isArray(e.messages) || e.messages.length === 0) throw bad('"messages" must be a non-empty array');
+    e.messages.forEach((m, j) => {
+      if (m === null || typeof m !== 'object' || typeof m.role !== 'string' || typeof m.content !== 'string') {
+        throw bad(`messages[${j}] must be {"role": string, "content": string}`);
+      }
+    });
+  } else if (typeof e.prompt !== 'string') {
+    throw bad('"prompt" must be a string');
+  }
+  for (const k of ['max_tokens', 'output_tokens', 'input_tokens', 'turn']) {
+    if (e[k] !== undefined && !(Number.isInteger(e[k]) && e[k] >= 0)) throw bad(`"${k}" must be a whole number ≥ 0, got ${JSON.stringify(e[k])}`);
+  }
+  if (e.session !== undefined && (typeof e.session !== 'string' || !positiveInt(e.turn))) {
+    throw bad('"session" must be a string, with "turn" ≥ 1');
+  }
+  if (e.tags !== undefined && (e.tags === null || typeof e.tags !== 'object' || Array.isArray(e.tags))) {
+    throw bad('"tags" must be an object of strings');
+  }
+}
+
+const DATASET_OPTIONS = ['order', 'seed', 'name', 'vus'];
+
+/**
+ * A JSONL dataset made by `xk6-llmstream dataset`, loaded once per k6 process
+ * into a SharedArray (create it in the init context). Hands out entries
+ * deterministically: order 'sequential' (default) gives VU k the entries
+ * k−1, k−1+V, k−1+2V, … (V = the test's VUs, from options) shifted by the
+ * seed, so VUs never replay the same entry at once; order 'random' samples
+ * with a PRNG seeded by (seed, VU).
+ */
+export class Dataset {
+  constructor(path, options) {
+    const o = options === undefined ? {} : options;
+    if (typeof path !== 'string' || path === '') {
+      throw new TypeError("llmstream: new Dataset(path): path must be the JSONL file's path, e.g. './data/requests.jsonl'");
+    }
+    for (const k of Object.keys(o)) {
+      if (DATASET_OPTIONS.indexOf(k) < 0) {
+        throw new TypeError(`llmstream: new Dataset: unknown option ${JSON.stringify(k)} (known: ${DATASET_OPTIONS.join(', ')})`);
+      }
+    }
+    this.order = o.order === undefined ? 'sequential' : String(o.order);
+    if (this.order !== 'sequential' && this.order !== 'random') {
+      throw new TypeError(`llmstream: new Dataset: order must be 'sequential' or 'random', got ${JSON.stringify(o.order)}`);
+    }
+    this.seed = o.seed === undefined ? 1 : Number(o.seed);
+    if (!Number.isInteger(this.seed) || this.seed < 0) {
+      throw new TypeError(`llmstream: new Dataset: seed must be a whole number ≥ 0, got ${JSON.stringify(o.seed)}`);
+    }
+    this.vus = o.vus === undefined ? null : Number(o.vus);
+    const name = o.name ? String(o.name) : 'llmstream-dataset:' + path;
+    let spans = null;
+    try {
+      this._entries = new SharedArray(name, () => {
+        const d = parseDataset(path, open(path));
+        spans = d.sessions;
+        return d.entries;
+      });
+      this._sessions = new SharedArray(name + '#sessions', () => (spans !== null ? spans : parseDataset(path, open(path)).sessions));
+    } catch (e) {
+      const msg = String(e && e.message ? e.message : e);
+      if (/init context/.test(msg)) {
+        throw new Error(`llmstream: new Dataset(${JSON.stringify(path)}) must be created in the init context (the top level of the script): ${msg}`);
+      }
+      throw e;
+    }
+    this._n = 0; // entries handed out by next() in this VU
+    this._s = 0; // sessions handed out by nextSession() in this VU
+    this._rng = null;
+  }
+
+  /** The number of entries. */
+  get length() {
+    return this._entries.length;
+  }
+
+  /** The number of sessions (an entry without a session counts as one). */
+  get sessionCount() {
+    return this._sessions.length;
+  }
+
+  /** Entry i (0-based, wrapping). */
+  at(i) {
+    const n = this._entries.length;
+    return this._entries[((Math.floor(i) % n) + n) % n];
+  }
+
+  /** The next entry for this VU (see the class comment for the order). */
+  next() {
+    return this.at(this._pick(this._entries.length, this._n++));
+  }
+
+  /** The entries of the next session for this VU, turn 1 first. */
+  nextSession() {
+    const span = this._sessions[this._pick(this._sessions.length, this._s++)];
+    const out = [];
+    for (let i = 0; i < span[1]; i++) out.push(this._entries[span[0] + i]);
+    return out;
+  }
+
+  _pick(n, k) {
+    const vu = Number(vuID()) || 1;
+    if (this.order === 'random') {
+      if (this._rng === null) this._rng = prng(this.seed * 1000003 + vu);
+      return Math.floor(this._rng() * n);
+    }
+    const stride = this.vus !== null ? this.vus : totalVUs();
+    return (this.seed + (vu - 1) + k * stride) % n;
+  }
+}
+
+// totalVUs is the number of VUs the test can have (k6 numbers VUs 1..total
+// across scenarios): options.vus or the sum of the scenarios' largest VU counts.
+function totalVUs() {
+  let o;
+  try {
+    o = exec.test.options;
+  } catch (e) {
+    return 1;
+  }
+  if (!o) return 1;
+  const sc = o.scenarios;
+  if (!sc || Object.keys(sc).length === 0) return Math.max(1, Number(o.vus) || 1);
+  let total = 0;
+  for (const name of Object.keys(sc)) {
+    const s = sc[name];
+    let n = Math.max(Number(s.vus) || 0, Number(s.startVUs) || 0, Number(s.maxVUs) || 0, Number(s.preAllocatedVUs) || 0);
+    for (const st of s.stages || []) n = Math.max(n, Number(st.target) || 0);
+    total += Math.max(1, n);
+  }
+  return total;
+}
+
+const SESSION_OPTIONS = ['system', 'thinkTime', 'tags', 'seed'];
+
+/**
+ * A multi-turn conversation of one VU. Each chat() sends the whole history
+ * plus the new user message, tags the request with its turn (from 1), and on
+ * success appends the message and the model's answer (the Session asks for
+ * the answer text: keepText). A failed turn leaves the history as it was.
+ * run(entries) plays a dataset session (Dataset.nextSession()) with think
+ * time between turns.
+ */
+export class Session {
+  constructor(client, options) {
+    if (!(client instanceof Client)) {
+      throw new TypeError('llmstream: new Session(client, options): client must be a llmstream Client');
+    }
+    const o = options === undefined ? {} : options;
+    for (const k of Object.keys(o)) {
+      if (SESSION_OPTIONS.indexOf(k) < 0) {
+        throw new TypeError(`llmstream: new Session: unknown option ${JSON.stringify(k)} (known: ${SESSION_OPTIONS.join(', ')})`);
+      }
+    }
+    this.client = client;
+    this.system = o.system === undefined || o.system === null ? '' : String(o.system);
+    this.tags = stringTags(o.tags, 'Session tags');
+    this.think = thinkOption(o.thinkTime);
+    this._seed = o.seed === undefined ? 1 : Number(o.seed);
+    this._rng = null;
+    this.reset();
+  }
+
+  /** Forgets the conversation: the next chat() is turn 1. */
+  reset() {
+    this._history = this.system ? [{ role: 'system', content: this.system }] : [];
+    this.turn = 0; // turns answered so far
+  }
+
+  /** The messages so far (a copy). */
+  get history() {
+    return this._history.map((m) => ({ role: m.role, content: m.content }));
+  }
+
+  /** Sends the next turn: a user message string, or a dataset entry. Blocks like Client.chat. */
+  chat(message, callOptions) {
+    const t = this._turn(message, callOptions);
+    return this._answered(t, this.client.chat(t.params, t.options));
+  }
+
+  /** Like chat(), through Client.asyncChat. Do not start a turn before the previous one ended. */
+  asyncChat(message, callOptions) {
+    let t;
+    try {
+      t = this._turn(message, callOptions);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.client.asyncChat(t.params, t.options).then((r) => this._answered(t, r));
+  }
+
+  /**
+   * Plays entries (a dataset session) turn by turn, with think time before
+   * every turn after the first; stops at the first failed turn. Returns the
+   * results.
+   */
+  run(entries, callOptions) {
+    const out = [];
+    for (let i = 0; i < entries.length; i++) {
+      if (i > 0) {
+        const ms = this.thinkMs();
+        if (ms > 0) sleep(ms / 1000);
+      }
+      const r = this.chat(entries[i], callOptions);
+      out.push(r);
+      if (!r.ok) break;
+    }
+    return out;
+  }
+
+  /** A think time draw, ms (the thinkTime option; 0 without it). */
+  thinkMs() {
+    const th = this.think;
+    if (th === null) return 0;
+    if (th.max === th.min) return th.min;
+    if (this._rng === null) this._rng = prng(this._seed * 7919 + (Number(vuID()) || 1));
+    return th.min + (th.max - th.min) * this._rng();
+  }
+
+  _turn(message, callOptions) {
+    let added;
+    let extra = {};
+    if (isEntry(message)) {
+      added = Array.isArray(message.messages) ? message.messages : [{ role: 'user', content: message.prompt }];
+      extra = { id: message.id, max_tokens: message.max_tokens, output_tokens: message.output_tokens, tags: message.tags };
+    } else if (typeof message === 'string') {
+      added = [{ role: 'user', content: message }];
+    } else {
+      throw new TypeError('llmstream: Session.chat(message): message must be a string or a dataset entry');
+    }
+    added = added.map((m) => ({ role: m.role, content: m.content }));
+    const params = Object.assign({ v: 1 }, extra, { messages: this._history.concat(added) });
+    const co = Object.assign({}, callOptions || {});
+    co.tags = Object.assign({}, this.tags, co.tags || {}, { turn: String(this.turn + 1) });
+    co.keepText = true;
+    return { params: params, options: co, added: added };
+  }
+
+  _answered(t, r) {
+    r.turn = this.turn + 1;
+    if (r.ok) {
+      this._history = this._history.concat(t.added, [{ role: 'assistant', content: r.text }]);
+      this.turn++;
+    }
+    return r;
+  }
+}
+
+function thinkOption(v) {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) {
+    if (v.length !== 2) throw new TypeError("llmstream: new Session: thinkTime must be a duration or [min, max], e.g. ['1s', '5s']");
+    const lo = durationMs(v[0], 'thinkTime[0]');
+    const hi = durationMs(v[1], 'thinkTime[1]');
+    if (hi < lo) throw new TypeError('llmstream: new Session: thinkTime [min, max] has max < min');
+    return { min: lo, max: hi };
+  }
+  const ms = durationMs(v, 'thinkTime');
+  return { min: ms, max: ms };
+}
+
+// prng returns a seeded uniform generator on (0, 1): mulberry32 over a
+// splitmix-style mix of the seed.
+export function prng(seed) {
+  let a = (Math.floor(Number(seed)) ^ 0x9e3779b9) >>> 0;
+  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b) >>> 0;
+  a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35) >>> 0;
+  return function () {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
+  };
+}
+
+/**
+ * gammaSampler returns draws of a gamma distribution with the given shape and
+ * mean (scale = mean / shape) from a uniform generator: Marsaglia and Tsang's
+ * method, with the U^(1/shape) boost for shape < 1. Shape 1 is exponential.
+ */
+export function gammaSampler(shape, mean, rand) {
+  if (!(shape > 0) || !(mean > 0)) throw new TypeError(`llmstream: gamma shape ${shape} and mean ${mean} must be > 0`);
+  const scale = mean / shape;
+  if (shape === 1) return () => -Math.log(rand()) * scale;
+  const a = shape < 1 ? shape + 1 : shape;
+  const d = a - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  const normal = () => Math.sqrt(-2 * Math.log(rand())) * Math.cos(2 * Math.PI * rand());
+  return () => {
+    let x;
+    for (;;) {
+      const z = normal();
+      const v0 = 1 + c * z;
+      if (v0 <= 0) continue;
+      const v = v0 * v0 * v0;
+      const u = rand();
+      if (Math.log(u) < 0.5 * z * z + d - d * v + d * Math.log(v)) {
+        x = d * v;
+        break;
+      }
+    }
+    if (shape < 1) x *= Math.pow(rand(), 1 / shape);
+    return x * scale;
+  };
+}
+
+const ARRIVAL_OPTIONS = ['rate', 'burstiness', 'seed', 'maxInFlight', 'duration', 'count', 'tags', 'schedule'];
+
+function arrivalOptions(o) {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) {
+    throw new TypeError('llmstream: arrivals(options, fn): options must be an object like { rate: 10, duration: "1m" }');
+  }
+  for (const k of Object.keys(o)) {
+    if (ARRIVAL_OPTIONS.indexOf(k) < 0) {
+      throw new TypeError(`llmstream: arrivals: unknown option ${JSON.stringify(k)} (known: ${ARRIVAL_OPTIONS.join(', ')})`);
+    }
+  }
+  const num = (k, def, ok, want) => {
+    const v = o[k] === undefined ? def : Number(o[k]);
+    if (!ok(v)) throw new TypeError(`llmstream: arrivals: ${k} must be ${want}, got ${JSON.stringify(o[k])}`);
+    return v;
+  };
+  const out = {
+    rate: num('rate', NaN, (v) => v > 0 && isFinite(v), 'a number of requests per second > 0'),
+    burstiness: num('burstiness', 1, (v) => v > 0 && isFinite(v), 'a number > 0 (1: Poisson; < 1 burstier, > 1 more even)'),
+    seed: num('seed', 1, (v) => Number.isInteger(v) && v >= 0, 'a whole number ≥ 0'),
+    maxInFlight: num('maxInFlight', 1000, (v) => Number.isInteger(v) && v > 0, 'a whole number > 0'),
+    count: num('count', 0, (v) => Number.isInteger(v) && v >= 0, 'a whole number ≥ 0 (0: until duration)'),
+    durationMs: o.duration === undefined ? 0 : durationMs(o.duration, 'arrivals: duration'),
+    tags: stringTags(o.tags, 'arrivals tags'),
+    schedule: Boolean(o.schedule),
+  };
+  if (out.count === 0 && !(out.durationMs > 0)) {
+    throw new TypeError('llmstream: arrivals: give a duration (e.g. "1m") or a count of arrivals, or both');
+  }
+  return out;
+}
+
+/**
+ * Open-loop arrivals from one VU: calls fn(i) at arrival times whose gaps are
+ * gamma-distributed with mean 1/rate and shape `burstiness` (1: Poisson, as
+ * vLLM's --burstiness), without waiting for earlier calls; fn should start
+ * the request and return its promise (llm.asyncChat). Arrival times are
+ * absolute (sums of the gaps from the start), so timer lateness does not lower
+ * the rate. An arrival that finds maxInFlight calls unfinished is dropped and
+ * counted in llm_arrivals_dropped — never delayed into a closed loop. Each
+ * call's lateness (start − intended time) goes to llm_arrival_lateness. Stops
+ * after `count` arrivals or `duration`, whichever first, then waits for the
+ * calls in flight. Resolves to { arrivals, sent, dropped, failed, startMs,
+ * schedule } (schedule: the intended offsets in ms, with schedule: true).
+ */
+export async function arrivals(options, fn) {
+  const o = arrivalOptions(options);
+  if (typeof fn !== 'function') throw new TypeError('llmstream: arrivals(options, fn): fn must be a function');
+  const gap = gammaSampler(o.burstiness, 1000 / o.rate, prng(o.seed));
+  const stats = { arrivals: 0, sent: 0, dropped: 0, failed: 0, startMs: Date.now(), schedule: o.schedule ? [] : null };
+  let inFlight = 0;
+  let drained = null;
+  const settle = () => {
+    inFlight--;
+    if (inFlight === 0 && drained !== null) drained();
+  };
+  let at = 0;
+  for (let i = 0; o.count === 0 || i < o.count; i++) {
+    at += gap();
+    if (o.durationMs > 0 && at >= o.durationMs) break;
+    const wait = stats.startMs + at - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    stats.arrivals++;
+    if (stats.schedule !== null) stats.schedule.push(at);
+    if (inFlight >= o.maxInFlight) {
+      stats.dropped++;
+      mDropped.add(1, o.tags);
+      continue;
+    }
+    mLateness.add(Math.max(0, Date.now() - stats.startMs - at), o.tags);
+    inFlight++;
+    stats.sent++;
+    let p;
+    try {
+      p = Promise.resolve(fn(i));
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    p.then(settle, (e) => {
+      stats.failed++;
+      if (stats.failed === 1) console.error(`llmstream: arrivals: fn(${i}) failed: ${e}`);
+      settle();
+    });
+  }
+  if (inFlight > 0) await new Promise((resolve) => { drained = resolve; });
+  return stats;
 }

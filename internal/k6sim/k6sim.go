@@ -6,7 +6,10 @@
 // where the module depends on it, and nothing more.
 //
 //   - ES modules: relative, absolute and file:// imports of .js files; the built-in
-//     modules k6, k6/http, k6/metrics and k6/execution.
+//     modules k6, k6/http, k6/metrics, k6/execution and k6/data (SharedArray:
+//     built once per run by the first VU, elements parsed and frozen on read).
+//   - Global setTimeout and clearTimeout (k6 v1+), on each VU's event loop,
+//     with real delays (fractional milliseconds honoured).
 //   - The init context runs once per VU, each VU in its own runtime; metrics may be
 //     declared only there, exec.vu throws there, open() works only there.
 //   - setup() runs once, its JSON-copied result goes to every iteration and to
@@ -161,6 +164,7 @@ type run struct {
 	optJSON json.RawMessage
 	start   time.Time
 	asts    astCache
+	shared  sharedArrays
 
 	mu          sync.Mutex
 	console     []string

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -474,5 +475,38 @@ func TestGoroutinesReturnToBaseline(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines after the runs, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestTimersAndSharedArray: setTimeout fires in delay order on the event loop,
+// clearTimeout cancels, the iteration waits for its timers; a SharedArray is
+// built by one VU only, read by all, and its elements are frozen.
+func TestTimersAndSharedArray(t *testing.T) {
+	t.Parallel()
+	res := runScript(t, Config{Script: "testdata/timers.js", VUs: 3, Iterations: 1})
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Of("checks") {
+		if c.Value != 1 {
+			t.Errorf("check %q failed", c.Tags["check"])
+		}
+	}
+	if res.Iterations != 3 {
+		t.Errorf("%d iterations, want 3", res.Iterations)
+	}
+	var builds []string
+	for _, l := range res.Console {
+		if i := strings.Index(l, "built vu="); i >= 0 {
+			builds = append(builds, l[i:])
+		}
+	}
+	sort.Strings(builds)
+	if strings.Join(builds, ";") != "built vu=1 1;built vu=2 0;built vu=3 0" {
+		t.Errorf("builds %v, want only VU 1 to run the SharedArray function", builds)
+	}
+	res = runScript(t, Config{Script: "testdata/timers.js", Env: map[string]string{"BOOM": "1"}})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Err, "late boom") {
+		t.Errorf("errors %v, want the timer callback's exception", res.Errors)
 	}
 }

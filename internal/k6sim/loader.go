@@ -101,7 +101,7 @@ func (m *nativeModule) Evaluate(rt *sobek.Runtime) *sobek.Promise {
 }
 
 // supportedModules lists the built-in modules the simulator provides.
-var supportedModules = []string{"k6", "k6/execution", "k6/http", "k6/metrics"}
+var supportedModules = []string{"k6", "k6/data", "k6/execution", "k6/http", "k6/metrics"}
 
 // resolve is the VU's HostResolveImportedModuleFunc.
 func (v *vu) resolve(referrer any, specifier string) (sobek.ModuleRecord, error) {

@@ -38,6 +38,9 @@ type vu struct {
 	queue      chan func() error
 	pending    int
 	rejections []*sobek.Promise
+	timers     map[int64]*timer // pending setTimeout calls by id
+	timerSeq   int64
+	freeze     sobek.Callable // deep-freezes SharedArray elements
 }
 
 // abortSignal is the interrupt value of test.abort().
@@ -74,6 +77,7 @@ func (r *run) newVU(id int) (*vu, error) {
 		"k6/http":      v.httpModule(),
 		"k6/metrics":   v.metricsModule(),
 		"k6/execution": v.executionModule(),
+		"k6/data":      v.dataModule(),
 	}
 	if err := v.setGlobals(r.cfg.Env); err != nil {
 		return nil, err
@@ -114,6 +118,9 @@ func (v *vu) setGlobals(env map[string]string) error {
 		}
 	}
 	if err := rt.Set("console", console); err != nil {
+		return err
+	}
+	if err := v.setTimers(); err != nil {
 		return err
 	}
 	return rt.Set("open", func(call sobek.FunctionCall) sobek.Value {

@@ -23,12 +23,6 @@ func (messagesEncoder) finishReason(length bool) string {
 // event appends `event: name` and opens its data line.
 func (messagesEncoder) event(b []byte, name string) []byte { return appendSSEEvent(b, name) }
 
-// appendAnthropicCache appends the cache counts of an Anthropic usage object.
-func appendAnthropicCache(b []byte, g *gen) []byte {
-	b = append(b, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":`...)
-	return appendInt(b, g.cached)
-}
-
 func (e messagesEncoder) blockStart(g *gen, index int, thinking bool) {
 	b := e.event(g.buf, "content_block_start")
 	b = append(b, `{"type":"content_block_start","index":`...)
@@ -76,8 +70,7 @@ func (e messagesEncoder) preamble(g *gen) {
 	b = append(b, `","type":"message","role":"assistant","model":`...)
 	b = appendJSONString(b, g.model)
 	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
-	b = appendInt(b, g.input)
-	b = appendAnthropicCache(b, g)
+	b = appendAnthropicInput(b, g)
 	b = append(b, `,"output_tokens":1}}`...)
 	g.buf = g.stamp(b, "message_start", 0)
 	e.blockStart(g, 0, g.reasoning > 0)
@@ -162,10 +155,18 @@ func (e messagesEncoder) whole(g *gen, b []byte) []byte {
 	b = append(b, `],"stop_reason":"`...)
 	b = append(b, e.finishReason(g.length)...)
 	b = append(b, `","stop_sequence":null,"usage":{"input_tokens":`...)
-	b = appendInt(b, g.input)
-	b = appendAnthropicCache(b, g)
+	b = appendAnthropicInput(b, g)
 	b = append(b, `,"output_tokens":`...)
 	b = appendInt(b, g.total)
 	b = append(b, "}}"...)
 	return g.stampJSON(b)
+}
+
+// appendAnthropicInput appends the input counts of an Anthropic usage object:
+// input_tokens excludes the prompt tokens read from the prefix cache, which
+// are cache_read_input_tokens (as Anthropic reports them).
+func appendAnthropicInput(b []byte, g *gen) []byte {
+	b = appendInt(b, g.input-g.cached)
+	b = append(b, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":`...)
+	return appendInt(b, g.cached)
 }

@@ -57,6 +57,17 @@ type Config struct {
 	// empty, GET /v1/models lists these names. A request for a model not listed
 	// here is served with Default.
 	Models map[string]ModelConfig `json:"models"`
+	// Tokenizer counts prompt tokens (usage's prompt_tokens, the prefill time,
+	// the prefix cache): "" or "words" counts whitespace-separated words; a
+	// built-in encoding of the workload package (cl100k_base, o200k_base) or
+	// the path of a Hugging Face tokenizer.json counts that tokenizer's tokens
+	// of each text alone (system, message contents, or the prompt) — no chat
+	// template — exactly as `xk6-llmstream dataset` counts input_tokens.
+	Tokenizer string `json:"tokenizer"`
+	// PrefixCache, when PrefixCache.Blocks > 0, serves the leading blocks of
+	// prompts seen recently from a cache: cheaper prefill, reported as cached
+	// prompt tokens in usage.
+	PrefixCache PrefixCache `json:"prefix_cache"`
 	// Log, when not nil, receives one JSON line per generation request (see
 	// RequestLog). It is written by one goroutine through a buffer that
 	// Server.Close flushes; the Server does not close it.
@@ -99,13 +110,15 @@ type ModelConfig struct {
 	Faults Faults `json:"faults"`
 }
 
-// Prefill is the prefill time: (Base + PerInputToken × input tokens) with
-// Jitter applied, capped at Max when Max > 0.
+// Prefill is the prefill time: (Base + PerInputToken × uncached input tokens
+// + PerCachedToken × input tokens served from the prefix cache) with Jitter
+// applied, capped at Max when Max > 0.
 type Prefill struct {
-	Base          time.Duration `json:"base"`
-	PerInputToken time.Duration `json:"per_input_token"`
-	Jitter        Jitter        `json:"jitter"`
-	Max           time.Duration `json:"max"`
+	Base           time.Duration `json:"base"`
+	PerInputToken  time.Duration `json:"per_input_token"`
+	PerCachedToken time.Duration `json:"per_cached_token"`
+	Jitter         Jitter        `json:"jitter"`
+	Max            time.Duration `json:"max"`
 }
 
 // ITL is the inter-token latency: Base with Jitter applied, capped at Max when
@@ -221,7 +234,9 @@ type Faults struct {
 // tokens/s with mild lognormal jitter), unlimited slots and no faults.
 func DefaultConfig() Config {
 	return Config{
-		Seed: 1,
+		Seed:        1,
+		Tokenizer:   DefaultTokenizer,
+		PrefixCache: PrefixCache{Blocks: DefaultPrefixCacheBlocks, BlockTokens: DefaultBlockTokens},
 		Default: ModelConfig{
 			Prefill: Prefill{
 				Base:          150 * time.Millisecond,
@@ -236,6 +251,10 @@ func DefaultConfig() Config {
 		},
 	}
 }
+
+// DefaultPrefixCacheBlocks is DefaultConfig's prefix cache capacity: 65,536
+// blocks of 16 tokens, about a million tokens.
+const DefaultPrefixCacheBlocks = 1 << 16
 
 // model returns the configuration for a model name.
 func (c *Config) model(name string) ModelConfig {
@@ -269,6 +288,9 @@ func (c *Config) Validate() error {
 	if c.RetryAfter < 0 {
 		return fmt.Errorf("retry_after: %v is negative", c.RetryAfter)
 	}
+	if err := c.PrefixCache.validate(); err != nil {
+		return err
+	}
 	if err := c.Default.Validate(); err != nil {
 		return fmt.Errorf("default: %w", err)
 	}
@@ -293,6 +315,9 @@ func (m *ModelConfig) Validate() error {
 		return err
 	}
 	if err := nonNegative("prefill.per_input_token", m.Prefill.PerInputToken); err != nil {
+		return err
+	}
+	if err := nonNegative("prefill.per_cached_token", m.Prefill.PerCachedToken); err != nil {
 		return err
 	}
 	if err := nonNegative("prefill.max", m.Prefill.Max); err != nil {

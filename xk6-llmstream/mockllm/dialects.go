@@ -91,12 +91,15 @@ func parseDialectRequest(d dialect, r *http.Request, body []byte) (*genRequest, 
 	return parseRequest(d, body) // cohere v2 chat has the chat shape
 }
 
-// addWords counts a content's words as input and keeps them for echo mode.
+// addWords adds a content's texts to the prompt (counted by the mock's
+// tokenizer, as the other dialects' are) and keeps its words for echo mode.
 func addWords(req *genRequest, what string, raw json.RawMessage) error {
-	words, err := contentWords(raw)
+	texts, err := contentTexts(raw)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	req.Texts = append(req.Texts, texts...)
+	words := fields(texts)
 	req.InputTokens += len(words)
 	if len(words) > 0 {
 		req.EchoWords = words

@@ -122,10 +122,13 @@ func appendOpenAIUsage(b []byte, g *gen, details bool) []byte {
 	b = appendInt(b, g.total)
 	b = append(b, `,"total_tokens":`...)
 	b = appendInt(b, g.input+g.total)
-	if details {
+	if details || g.cached > 0 { // completions: only when something was cached, as vLLM
 		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 		b = appendInt(b, g.cached)
-		b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
+		b = append(b, '}')
+	}
+	if details {
+		b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
 		b = appendInt(b, g.reasoning)
 		b = append(b, '}')
 	}

@@ -32,17 +32,12 @@ type gen struct {
 	fault     Fault
 	faultAt   int // mid-stream faults strike once this many tokens were sent
 	input     int
+	cached    int // prompt tokens served from the prefix cache
 	reasoning int // reasoning tokens (the first ones)
 	total     int // reasoning + answer tokens
 	length    bool
 	prefill   time.Duration
 	decode    *rand.Rand
-
-	// cached is how many of the prompt tokens were served from the prefix
-	// cache; reported as cached tokens in each dialect's usage when > 0.
-	// Another engineer sets it from the prefix cache being built in
-	// parallel; until then it stays 0.
-	cached int
 
 	// The schedule.
 	arrival time.Time
@@ -256,7 +251,7 @@ func (g *gen) plan(req *genRequest) {
 	}
 	g.mc = s.cfg.model(g.model)
 	g.created = g.arrival.Unix()
-	g.input = req.InputTokens
+	g.input, g.cached = g.promptTokens(req)
 	g.text = fillerTokens
 	if g.mc.Echo && len(req.EchoWords) > 0 {
 		g.text = newTokens(req.EchoWords)
@@ -285,6 +280,9 @@ func (g *gen) plan(req *genRequest) {
 			reasoning = req.ThinkingBudget
 		}
 	}
+	if req.MinTokens > 0 && reasoning+answer < req.MinTokens {
+		answer = req.MinTokens - reasoning
+	}
 	if limit > 0 {
 		if req.IgnoreEOS || reasoning+answer > limit {
 			reasoning = min(reasoning, limit)
@@ -297,7 +295,8 @@ func (g *gen) plan(req *genRequest) {
 
 	pr := requestRand(s.cfg.Seed, g.seq, purposePrefill)
 	pf := g.mc.Prefill
-	g.prefill = pf.Jitter.apply(pf.Base+time.Duration(g.input)*pf.PerInputToken, pr)
+	work := pf.Base + time.Duration(g.input-g.cached)*pf.PerInputToken + time.Duration(g.cached)*pf.PerCachedToken
+	g.prefill = pf.Jitter.apply(work, pr)
 	if pf.Max > 0 && g.prefill > pf.Max {
 		g.prefill = pf.Max
 	}
@@ -307,10 +306,22 @@ func (g *gen) plan(req *genRequest) {
 	if g.log != nil {
 		l := g.log
 		l.Model, l.Stream, l.Fault = g.model, req.Stream, g.fault
-		l.InputTokens, l.OutputTokens, l.ReasoningTokens = g.input, g.total, g.reasoning
+		l.InputTokens, l.CachedTokens = g.input, g.cached
+		l.OutputTokens, l.ReasoningTokens = g.total, g.reasoning
 		l.FinishReason = g.enc.finishReason(g.length)
 		l.PrefillNS = int64(g.prefill)
 	}
+}
+
+// promptTokens counts the prompt's tokens with the Server's tokenizer and
+// serves its prefix from the prefix cache.
+func (g *gen) promptTokens(req *genRequest) (input, cached int) {
+	s := g.s
+	if s.prompts.tok == nil && s.prefix == nil {
+		return req.InputTokens, 0
+	}
+	keys := s.prompts.keys(req)
+	return len(keys), s.prefix.serve(g.model, keys)
 }
 
 // next schedules the next token event: whether it is reasoning, the index of

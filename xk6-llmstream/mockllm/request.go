@@ -29,8 +29,16 @@ type genRequest struct {
 	IncludeUsage    bool
 	ContinuousUsage bool
 	IgnoreEOS       bool
+	MinTokens       int // vLLM/SGLang min_tokens; 0: not set
 	ThinkingBudget  int // Anthropic thinking.budget_tokens; 0: not set
-	InputTokens     int
+	// InputTokens is the prompt's length in words; the Server recounts it
+	// with Config.Tokenizer when one is set (see promptTokens).
+	InputTokens int
+	// Texts are the prompt's texts in order (system, then every message's
+	// content, or the completions prompt); IDs holds a completions prompt
+	// given as token ids.
+	Texts []string
+	IDs   []int64
 	// EchoWords are the words of the last message (chat, messages) or of the
 	// prompt (completions), for echo mode.
 	EchoWords []string
@@ -52,6 +60,7 @@ type wireRequest struct {
 	Prompt              json.RawMessage `json:"prompt"`
 	System              json.RawMessage `json:"system"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
+	MinTokens           *int            `json:"min_tokens"`
 	Thinking            *struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
@@ -84,6 +93,12 @@ func parseRequest(d dialect, body []byte) (*genRequest, error) {
 			return nil, err
 		}
 	}
+	if w.MinTokens != nil {
+		if *w.MinTokens < 0 {
+			return nil, fmt.Errorf("min_tokens: %d is negative", *w.MinTokens)
+		}
+		req.MinTokens = *w.MinTokens
+	}
 	if w.StreamOptions != nil {
 		req.IncludeUsage = w.StreamOptions.IncludeUsage
 		req.ContinuousUsage = w.StreamOptions.IncludeUsage && w.StreamOptions.ContinuousUsageStats
@@ -94,35 +109,47 @@ func parseRequest(d dialect, body []byte) (*genRequest, error) {
 
 	switch d {
 	case openAICompletions:
-		words, n, err := promptWords(w.Prompt)
+		texts, ids, err := promptTexts(w.Prompt)
 		if err != nil {
 			return nil, fmt.Errorf("prompt: %w", err)
 		}
-		req.InputTokens = len(words) + n
-		req.EchoWords = words
+		req.Texts, req.IDs = texts, ids
+		req.EchoWords = fields(texts)
+		req.InputTokens = len(req.EchoWords) + len(ids)
 	default:
 		if len(w.System) > 0 {
-			words, err := contentWords(w.System)
+			texts, err := contentTexts(w.System)
 			if err != nil {
 				return nil, fmt.Errorf("system: %w", err)
 			}
-			req.InputTokens += len(words)
+			req.Texts = append(req.Texts, texts...)
+			req.InputTokens += len(fields(texts))
 		}
 		for i, m := range w.Messages {
-			words, err := contentWords(m.Content)
+			texts, err := contentTexts(m.Content)
 			if err != nil {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
-			req.InputTokens += len(words)
-			req.EchoWords = words
+			req.Texts = append(req.Texts, texts...)
+			req.EchoWords = fields(texts)
+			req.InputTokens += len(req.EchoWords)
 		}
 	}
 	return req, nil
 }
 
-// contentWords returns the words of a message content: a string, or an array
+// fields returns the words of texts.
+func fields(texts []string) []string {
+	var words []string
+	for _, t := range texts {
+		words = append(words, strings.Fields(t)...)
+	}
+	return words
+}
+
+// contentTexts returns the texts of a message content: a string, or an array
 // of content parts whose "text" fields are read (other parts are skipped).
-func contentWords(raw json.RawMessage) ([]string, error) {
+func contentTexts(raw json.RawMessage) ([]string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
@@ -133,7 +160,7 @@ func contentWords(raw json.RawMessage) ([]string, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		return strings.Fields(s), nil
+		return []string{s}, nil
 	case '[':
 		var parts []struct {
 			Text string `json:"text"`
@@ -141,44 +168,41 @@ func contentWords(raw json.RawMessage) ([]string, error) {
 		if err := json.Unmarshal(raw, &parts); err != nil {
 			return nil, fmt.Errorf("want a string or an array of content parts: %w", err)
 		}
-		var words []string
+		texts := make([]string, 0, len(parts))
 		for _, p := range parts {
-			words = append(words, strings.Fields(p.Text)...)
+			texts = append(texts, p.Text)
 		}
-		return words, nil
+		return texts, nil
 	}
 	return nil, errors.New("want a string or an array of content parts")
 }
 
-// promptWords returns the words of a completions prompt (a string or an array
-// of strings) and the number of token ids it holds (an array of integers, or an
-// array of such arrays).
-func promptWords(raw json.RawMessage) (words []string, ids int, err error) {
+// promptTexts returns the texts of a completions prompt (a string or an array
+// of strings), or the token ids it holds (an array of integers, or an array of
+// such arrays).
+func promptTexts(raw json.RawMessage) (texts []string, ids []int64, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, 0, nil
+		return nil, nil, nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return strings.Fields(s), 0, nil
+		return []string{s}, nil, nil
 	}
 	var ss []string
 	if json.Unmarshal(raw, &ss) == nil {
-		for _, s := range ss {
-			words = append(words, strings.Fields(s)...)
-		}
-		return words, 0, nil
+		return ss, nil, nil
 	}
 	var tok []int64
 	if json.Unmarshal(raw, &tok) == nil {
-		return nil, len(tok), nil
+		return nil, tok, nil
 	}
 	var toks [][]int64
 	if json.Unmarshal(raw, &toks) == nil {
 		for _, t := range toks {
-			ids += len(t)
+			ids = append(ids, t...)
 		}
 		return nil, ids, nil
 	}
-	return nil, 0, errors.New("want a string, an array of strings or an array of token ids")
+	return nil, nil, errors.New("want a string, an array of strings or an array of token ids")
 }

@@ -34,8 +34,10 @@ type RequestLog struct {
 	Outcome string `json:"outcome"`
 	// Error says what went wrong for outcomes other than ok.
 	Error string `json:"error,omitempty"`
-	// InputTokens is the prompt's token count (words) as reported in usage.
-	InputTokens int `json:"input_tokens"`
+	// InputTokens is the prompt's token count (Config.Tokenizer) as reported
+	// in usage; CachedTokens how many of them the prefix cache served.
+	InputTokens  int `json:"input_tokens"`
+	CachedTokens int `json:"cached_tokens"`
 	// OutputTokens and ReasoningTokens are the tokens planned for the answer
 	// (reasoning included in OutputTokens); SentTokens those actually sent.
 	OutputTokens    int `json:"output_tokens"`

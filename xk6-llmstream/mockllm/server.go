@@ -31,6 +31,9 @@ type Server struct {
 	shared *pool            // the pool of models without their own
 	pools  map[string]*pool // per model, when SlotsPerModel
 
+	prompts *promptCounter
+	prefix  *prefixCache // nil when off
+
 	log   *logWriter // nil without Config.Log
 	pacer *pacer
 
@@ -53,7 +56,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetryAfter == 0 {
 		cfg.RetryAfter = DefaultRetryAfter
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	prompts, err := newPromptCounter(cfg.Tokenizer)
+	if err != nil {
+		return nil, fmt.Errorf("mockllm: %w", err)
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), prompts: prompts, prefix: newPrefixCache(cfg.PrefixCache)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.shared = newPool(cfg.Slots, cfg.QueueLimit)
 	if cfg.SlotsPerModel {
