@@ -32,6 +32,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		in     inputFlags
 		fig    figureFlags
 		cf     checkFlags
+		slo    sloFlags
 		dir    string
 		title  string
 		sopts  = stats.DefaultOptions()
@@ -40,6 +41,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	in.register(fs)
 	fig.register(fs)
 	cf.register(fs, "shown in the report")
+	slo.register(fs)
 	fs.StringVar(&dir, "o", "", "write the report into this `directory` (made if needed; required)")
 	fs.StringVar(&title, "title", "", "the report's title (default: \"Load test report\" and the inputs)")
 	fs.Float64Var(&sopts.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
@@ -50,13 +52,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if dir == "" {
-		return usagef("-o is required: the directory to write the report into")
-	}
-	if c := sopts.Confidence; !(c > 0 && c < 1) {
-		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
-	}
-	if err := nonNegative("max-failure-rate", failed); err != nil {
+	if err := reportFlagsValid(dir, sopts.Confidence, failed); err != nil {
 		return err
 	}
 	fc, err := fig.config()
@@ -67,19 +63,20 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	in.metadata = true
 	r, err := in.open(paths, stdin, stderr, alsoFailed)
 	if err != nil {
 		return err
 	}
-	// One pass feeds the report's series and, as analyze check does, the
-	// checks' streams (which see --where and --from/--to but not --by).
+	// One pass feeds the report's series, the requests joined for throughput
+	// and, as analyze check does, the checks' streams (which see --where and
+	// --from/--to but not --by).
 	ev := result.NewEvaluator(checks)
 	ev.Confidence, ev.AllowInconclusive = sopts.Confidence, gf.allow
-	d, err := model.Collect(r, model.CollectOptions{Timed: true, AlsoKeep: ev.Wants, Also: ev.Add})
+	d, sum, err := collectReport(r, &slo, ev, result.Options{Stats: sopts, MaxFailureRate: failed})
 	if err != nil {
 		return err
 	}
-	sum := result.Summarize(d, result.Options{Stats: sopts, MaxFailureRate: failed})
 	rep, err := buildReport(d, sum, reportConfig{title: title, fig: fc, stats: sopts})
 	if err != nil {
 		return err
@@ -105,6 +102,32 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return errCheckFailed
 	}
 	return nil
+}
+
+// reportFlagsValid checks the report's own flags.
+func reportFlagsValid(dir string, confidence, maxFailed float64) error {
+	if dir == "" {
+		return usagef("-o is required: the directory to write the report into")
+	}
+	if c := confidence; !(c > 0 && c < 1) {
+		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
+	}
+	return nonNegative("max-failure-rate", maxFailed)
+}
+
+// collectReport reads the inputs once and summarizes them, throughput
+// included, as analyze summary does.
+func collectReport(r *model.Reader, slo *sloFlags, ev *result.Evaluator, o result.Options) (*model.Data, *result.Summary, error) {
+	join, tput, err := slo.join(r, o.Stats.Confidence)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.Throughput = tput
+	d, err := model.Collect(r, model.CollectOptions{Timed: true, Requests: join, AlsoKeep: ev.Wants, Also: ev.Add})
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, result.Summarize(d, o), nil
 }
 
 type reportConfig struct {
@@ -134,6 +157,7 @@ func buildReport(d *model.Data, sum *result.Summary, c reportConfig) (*report.Re
 	}
 	rep.Warnings = append(rep.Warnings, report.SummaryWarnings(sum)...)
 	rep.Health = report.SummaryHealth(sum)
+	rep.Throughput = report.SummaryThroughput(sum)
 	opts := []plot.Option{c.fig.size, plot.DPI(figureDPI)}
 	for _, sm := range sum.Metrics {
 		m := report.Metric{Name: sm.Name, Kind: sm.Type, Unit: sm.Unit}

@@ -158,3 +158,19 @@ func SummaryHealth(s *result.Summary) []string {
 	}
 	return out
 }
+
+// SummaryThroughput is the summary's throughput and goodput, one line per
+// group, with the intervals analyze summary prints.
+func SummaryThroughput(s *result.Summary) []string {
+	var out []string
+	for _, g := range s.Throughput {
+		line := fmt.Sprintf("%s: %s requests in %s s: %s req/s (achieved %s), output %s tok/s, total %s tok/s",
+			g.Label, numfmt.Thousands(g.Requests), numfmt.Sig4(g.WindowS), output.RateText(g.RPS), output.RateText(g.AchievedRPS),
+			output.RateText(g.OutputTPS), output.RateText(g.TotalTPS))
+		if g.GoodputSource != "" {
+			line += fmt.Sprintf(", goodput %s req/s (by %s)", output.RateText(g.GoodputRPS), g.GoodputSource)
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -25,6 +25,9 @@ type Report struct {
 	// Health are the summary's client health and cache-hit lines
 	// (SummaryHealth), shown under the warnings.
 	Health []string
+	// Throughput is the summary's throughput and goodput lines
+	// (SummaryThroughput), one per group.
+	Throughput []string
 	// History is the section of a run history (analyze history --report);
 	// nil for none.
 	History *History
