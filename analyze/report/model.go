@@ -25,6 +25,9 @@ type Report struct {
 	// Health are the summary's client health and cache-hit lines
 	// (SummaryHealth), shown under the warnings.
 	Health []string
+	// Cost are the summary's cost lines (SummaryCost), in the currency of
+	// the Client's prices, shown under the health lines.
+	Cost []string
 	// History is the section of a run history (analyze history --report);
 	// nil for none.
 	History *History
