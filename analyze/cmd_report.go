@@ -158,6 +158,7 @@ func buildReport(d *model.Data, sum *result.Summary, c reportConfig) (*report.Re
 	rep.Warnings = append(rep.Warnings, report.SummaryWarnings(sum)...)
 	rep.Health = report.SummaryHealth(sum)
 	rep.Throughput = report.SummaryThroughput(sum)
+	rep.Cost = report.SummaryCost(sum)
 	opts := []plot.Option{c.fig.size, plot.DPI(figureDPI)}
 	for _, sm := range sum.Metrics {
 		m := report.Metric{Name: sm.Name, Kind: sm.Type, Unit: sm.Unit}

@@ -86,6 +86,12 @@ export interface ClientOptions {
   warmup?: number;
   /** Adds the llm_slo_met Rate: 1 when the request succeeded and met every limit. */
   slo?: SLO;
+  /**
+   * Adds the llm_cost Counter, one sample per request: currency units per
+   * million tokens; cachedInput defaults to input, a missing input or output
+   * price is 0. Each must be a finite number >= 0.
+   */
+  prices?: Prices;
   /** anthropic-version header for anthropic-messages. Default '2023-06-01'. */
   anthropicVersion?: string;
   /**
@@ -186,6 +192,11 @@ export interface Result {
   requestId: string;
   /** With slo: whether this request met it (also the llm_slo_met sample); else null. */
   sloMet: boolean | null;
+  /**
+   * With prices: this request's cost (also the llm_cost sample), (uncached
+   * input x input + cached input x cachedInput + output x output) / 1e6; else null.
+   */
+  cost: number | null;
   /** The dataset entry's id when chat() was given an entry; else ''. */
   entryId: string;
   /** With fixedOutputTokens: the output length asked for; else null. */
@@ -261,7 +272,15 @@ export const METRICS: {
   readonly stageWait: 'llm_stage_wait';
   readonly stageFirstEvent: 'llm_stage_first_event';
   readonly stageFirstToken: 'llm_stage_first_token';
+  readonly cost: 'llm_cost';
 };
+/** A Client's prices, in currency units per million tokens. */
+export interface Prices {
+  input?: number;
+  output?: number;
+  /** Input tokens the server read from its prompt cache. Default: input. */
+  cachedInput?: number;
+}
 /** 'helper': the error kind of a request the helper refused or did not answer. */
 export const HELPER_ERROR_KIND: 'helper';
 /** 'llmstream-helper': the `name` tag of the hop's http_req_* samples. */

@@ -59,6 +59,7 @@ export const METRICS = Object.freeze({
   stageWait: 'llm_stage_wait',
   stageFirstEvent: 'llm_stage_first_event',
   stageFirstToken: 'llm_stage_first_token',
+  cost: 'llm_cost',
 });
 
 /** The error kind of a request the helper refused or did not answer. */
@@ -89,6 +90,7 @@ const mServerTPOT = new Trend(METRICS.serverTPOT, true);
 const mCachedInputTokens = new Counter(METRICS.cachedInputTokens);
 const mClientLag = new Trend(METRICS.clientLag, true);
 const mZeroGaps = new Rate(METRICS.itlZeroGaps);
+const mCost = new Counter(METRICS.cost); // sampled only by Clients with prices
 // The stages of TTFT, sampled only by Clients with stages: true.
 const mStages = [
   ['stage_connect_ms', new Trend(METRICS.stageConnect, true)],
@@ -119,9 +121,11 @@ const CLIENT_OPTIONS = [
   'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
   'body', 'tags', 'timeout', 'idleTimeout', 'includeUsage', 'keepText',
   'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion', 'stages', 'fixedOutputTokens', 'vllmExtras',
+  'prices',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline'];
 const SLO_KEYS = ['ttft', 'ttftAnswer', 'tpot', 'e2e'];
+const PRICE_KEYS = ['input', 'output', 'cachedInput'];
 
 /**
  * Client sends streaming chat requests through the helper and records their
@@ -188,6 +192,7 @@ export class Client {
       throw new TypeError(`llmstream: new Client: warmup must be a whole number ≥ 0, got ${JSON.stringify(o.warmup)}`);
     }
     this.slo = sloOption(o.slo);
+    this.prices = pricesOption(o.prices);
     if (this.slo !== null && mSLO === null) {
       try {
         mSLO = new Rate(METRICS.sloMet);
@@ -308,6 +313,7 @@ export class Client {
       keep_timeline: keepTimeline,
       itl: this.itl.mode === 'all' || this.itl.mode === 'fraction',
       id: id,
+      module_version: VERSION, // the helper refuses another release's module
     };
     if (idleMs !== null) wire.idle_timeout_ms = idleMs;
     // For the helper's records (--records) only.
@@ -388,6 +394,7 @@ export class Client {
       r.timeline = raw && Array.isArray(raw.timeline) ? raw.timeline : [];
     }
     r.sloMet = this.slo === null ? null : sloMet(this.slo, r);
+    r.cost = this.prices === null ? null : requestCost(this.prices, r);
     r.entryId = req.entryID;
     r.expectedOutputTokens = req.expectedOutput;
     r.outputLengthMismatch = req.expectedOutput !== null && r.ok && r.outputTokens !== req.expectedOutput;
@@ -420,6 +427,7 @@ export class Client {
       const lag = msOrNull(r.raw, 'client_lag_ms');
       if (lag !== null) mClientLag.add(lag, tags);
       if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
+      if (r.cost !== null) mCost.add(r.cost, tags);
       if (r.outputLengthMismatch) mMismatch.add(1, tags);
     } finally {
       restore();
@@ -472,6 +480,45 @@ export class Client {
       }
     }
   }
+}
+
+// pricesOption validates the Client's prices: currency units per million
+// tokens for input, output and cached input (which defaults to input). A
+// missing input or output price is 0. Returns null without prices.
+function pricesOption(v) {
+  if (v === undefined || v === null) return null;
+  const example = '{ input: 0.15, output: 0.60, cachedInput: 0.075 } (currency units per million tokens)';
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    throw new TypeError(`llmstream: new Client: prices must be an object such as ${example}`);
+  }
+  const keys = Object.keys(v);
+  if (keys.length === 0) {
+    throw new TypeError(`llmstream: new Client: prices has no price: give e.g. ${example}`);
+  }
+  for (const k of keys) {
+    if (PRICE_KEYS.indexOf(k) < 0) {
+      throw new TypeError(`llmstream: new Client: prices: unknown key ${JSON.stringify(k)} (known: ${PRICE_KEYS.join(', ')})`);
+    }
+    const n = v[k];
+    if (typeof n !== 'number' || !isFinite(n) || n < 0) {
+      throw new TypeError(`llmstream: new Client: prices.${k} must be a finite number ≥ 0 (currency units per million tokens), got ${typeof n === 'number' ? String(n) : JSON.stringify(n)}`);
+    }
+  }
+  const input = v.input === undefined ? 0 : v.input;
+  return Object.freeze({
+    input: input,
+    output: v.output === undefined ? 0 : v.output,
+    cachedInput: v.cachedInput === undefined ? input : v.cachedInput,
+  });
+}
+
+// requestCost is one request's cost in the prices' currency: input tokens not
+// read from the cache at the input price, cached ones at the cached price,
+// output tokens at the output price, per million tokens.
+function requestCost(prices, r) {
+  const cached = Math.min(r.cachedInputTokens, r.inputTokens);
+  const fresh = r.inputTokens - cached;
+  return (fresh * prices.input + cached * prices.cachedInput + r.outputTokens * prices.output) / 1e6;
 }
 
 /**

@@ -95,6 +95,7 @@ func summaryTables(w *errWriter, format string, s *result.Summary) {
 	}
 	throughputTables(w, md, s, render)
 	healthTables(w, md, s, render)
+	costTable(w, md, s, render)
 	if len(s.Warnings) > 0 {
 		if md {
 			w.printf("### Warnings\n\n")

@@ -28,6 +28,9 @@ type Report struct {
 	// Throughput is the summary's throughput and goodput lines
 	// (SummaryThroughput), one per group.
 	Throughput []string
+	// Cost are the summary's cost lines (SummaryCost), in the currency of
+	// the Client's prices, shown under the health lines.
+	Cost []string
 	// History is the section of a run history (analyze history --report);
 	// nil for none.
 	History *History

@@ -48,6 +48,9 @@ type Summary struct {
 	// CacheHits is the cache-hit share of input tokens per group, when the
 	// inputs have llm_cached_input_tokens and llm_input_tokens.
 	CacheHits []CacheHit `json:"cache_hits,omitempty"`
+	// Cost is the requests' cost per request and in all, per group, when
+	// the inputs have llm_cost (Clients with prices).
+	Cost *Cost `json:"cost,omitempty"`
 	// Warnings are the notes of every group, the failure-rate warning and
 	// the load-generator warning, in one list.
 	Warnings []string `json:"warnings"`

@@ -261,6 +261,7 @@ type jsResult struct {
 	Warmup          bool              `json:"warmup"`
 	RequestID       string            `json:"requestId"`
 	SLOMet          *bool             `json:"sloMet"`
+	Cost            *float64          `json:"cost"`
 	Raw             map[string]any    `json:"raw"`
 	Tag             string            `json:"tag"` // set by some test scripts
 }

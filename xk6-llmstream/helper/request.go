@@ -8,10 +8,12 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/redact"
+	"github.com/llmstream/xk6-llmstream/internal/version"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -45,6 +47,10 @@ type StreamRequest struct {
 	ID     string            `json:"id,omitempty"`
 	Tags   map[string]string `json:"tags,omitempty"`
 	Warmup bool              `json:"warmup,omitempty"`
+	// ModuleVersion is the VERSION of the llmstream.js that sent the request;
+	// one other than the helper's (internal/version.Version) is refused.
+	// Absent (older or other clients) is accepted.
+	ModuleVersion string `json:"module_version,omitempty"`
 }
 
 // hopHeaders are never forwarded upstream: they describe the hop to the helper
@@ -96,6 +102,9 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 		default:
 			return nil, badRequest("request is not a JSON object: %v", err)
 		}
+	}
+	if rerr := checkModuleVersion(sr.ModuleVersion); rerr != nil {
+		return nil, rerr
 	}
 	if sr.URL == "" {
 		return nil, badRequest(`missing "url": the upstream endpoint, e.g. http://127.0.0.1:8000/v1/chat/completions`)
@@ -157,6 +166,17 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	p.logURL = logURL(u, p.redactor)
 	p.id, p.tags, p.warmup = sr.ID, sr.Tags, sr.Warmup
 	return p, nil
+}
+
+// checkModuleVersion refuses a module whose version is not the helper's: the
+// two are built and released together, and a mismatch means the script uses
+// an llmstream.js from another release. An empty version is accepted.
+func checkModuleVersion(v string) *requestError {
+	if v == "" || v == version.Version {
+		return nil
+	}
+	return badRequest("version mismatch: llmstream.js is version %s but this helper is version %s; "+
+		"use the llmstream.js of the same release (xk6-llmstream init writes it)", strconv.Quote(v), version.Version)
 }
 
 // dialectNames lists the accepted "api" values for a refusal.
