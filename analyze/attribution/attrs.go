@@ -188,7 +188,7 @@ func categorical(name string, f func(int) string, inTail []bool, nTail, nBody in
 			lo, hi := compare.NewcombeInterval(
 				compare.Proportion{NonZero: c[1], Count: int64(nBody)},
 				compare.Proportion{NonZero: c[0], Count: int64(nTail)}, o.Confidence)
-			at.EffectLo, at.EffectHi = lo/(1-bs), hi/(1-bs)
+			at.EffectLo, at.EffectHi = lo/(1-bs), min(hi/(1-bs), 1) // a share is at most 1
 		}
 	}
 	at.SetsApart = apart(at, o)
