@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const seeds = 5
+const seeds = 8
 
 // TestCauses: for each injected cause, over several seeds, the stage that
 // explains most of the excess is the injected one and the first attribute

@@ -79,8 +79,22 @@ func attributes(reqs []Request, inTail []bool, tail, body []int, o Options, rng 
 			out = append(out, at)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Effect) > math.Abs(out[j].Effect) })
+	sort.SliceStable(out, func(i, j int) bool {
+		if ei, ej := math.Abs(out[i].Effect), math.Abs(out[j].Effect); ei != ej {
+			return ei > ej
+		}
+		return sure(out[i]) > sure(out[j])
+	})
 	return out
+}
+
+// sure is how far from zero an effect's interval stays: the tie-break of
+// equal effects (the surer one first).
+func sure(a Attribute) float64 {
+	if a.Effect < 0 {
+		return -a.EffectHi
+	}
+	return a.EffectLo
 }
 
 // bodySample is up to n of body, chosen at random (all when fewer).

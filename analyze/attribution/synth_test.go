@@ -37,8 +37,8 @@ var causes = []cause{
 		}
 	}},
 	{name: "queue", stage: "wait", attr: AttrConcurrent, also: []string{AttrTime}, inject: func(q *Request, g *gen) {
-		if g.conc > 290 {
-			q.Stages[Wait] += msNS(15 * float64(g.conc-290))
+		if g.conc > 280 {
+			q.Stages[Wait] += msNS(5 * float64(g.conc-280))
 		}
 	}},
 	{name: "long prompts", stage: "first_event", attr: AttrInput, also: []string{AttrCache}, inject: nil},
