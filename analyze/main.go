@@ -10,6 +10,7 @@
 //	analyze compare BASE CANDIDATE     regression test between two runs
 //	analyze report FILE... -o DIR      self-contained HTML report
 //	analyze history FILE               run history: trend, step and drift alerts
+//	analyze tail RECORDS...            where the TTFT tail comes from (stages, attributes)
 package main
 
 import (
@@ -36,7 +37,7 @@ type command struct {
 }
 
 // commandOrder is the order of the usage text.
-var commandOrder = []string{"summary", "check", "plot", "compare", "report", "history", "version"}
+var commandOrder = []string{"summary", "check", "plot", "compare", "report", "history", "tail", "version"}
 
 var commands = map[string]command{
 	"summary": {"percentile tables with confidence intervals and warnings", runSummary},
@@ -45,6 +46,7 @@ var commands = map[string]command{
 	"compare": {"compare a baseline run with a candidate run", runCompare},
 	"report":  {"write a self-contained HTML report with plots", runReport},
 	"history": {"runs of a scheduled test over time: trend, step and drift alerts", runHistory},
+	"tail":    {"where the TTFT tail comes from: stages and request attributes (records files)", runTail},
 	"version": {"print the version, commit and Go version", runVersion},
 }
 

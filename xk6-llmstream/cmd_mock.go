@@ -64,6 +64,7 @@ type mockFlags struct {
 	slots, queueLimit                       int
 	slotsPerModel                           bool
 	retryAfter                              time.Duration
+	burst                                   mockllm.Burst
 	prefill, prefillPerToken, itl, stall    time.Duration
 	prefillSigma, itlSigma, stallProb, slow float64
 	outputTokens, reasoningTokens, tpe      int
@@ -89,6 +90,9 @@ func newMockFlags(stderr io.Writer) *mockFlags {
 	fs.IntVar(&m.queueLimit, "queue-limit", 0, "answer 429 when `N` requests already wait for a slot (0: no limit)")
 	fs.BoolVar(&m.slotsPerModel, "slots-per-model", false, "give each model its own slots and queue")
 	fs.DurationVar(&m.retryAfter, "retry-after", mockllm.DefaultRetryAfter, "Retry-After of 429 answers")
+	fs.DurationVar(&m.burst.Start, "burst-start", 0, "a stall burst begins `DURATION` after the mock starts (with --burst-delay)")
+	fs.DurationVar(&m.burst.Duration, "burst-duration", 0, "the stall burst lasts `DURATION` (0: to the end)")
+	fs.DurationVar(&m.burst.Delay, "burst-delay", 0, "requests arriving in the burst get their first token `DURATION` later (0: no burst)")
 	dc := mockllm.DefaultConfig()
 	fs.StringVar(&m.tokenizer, "tokenizer", dc.Tokenizer, "count prompt tokens with `TOKENIZER` (cl100k_base, o200k_base, a tokenizer.json path, or words), as `xk6-llmstream dataset` does")
 	fs.IntVar(&m.cacheBlocks, "prefix-cache-blocks", dc.PrefixCache.Blocks, "prefix cache capacity in `N` blocks (0: no prefix cache)")
@@ -143,6 +147,7 @@ func (m *mockFlags) config() (mockllm.Config, error) {
 
 // applyServer sets the server settings whose flags were given (set).
 func (m *mockFlags) applyServer(cfg *mockllm.Config, set map[string]bool) error {
+	m.applyBurst(cfg, set)
 	if set["seed"] {
 		cfg.Seed = m.seed
 	}
@@ -185,6 +190,19 @@ func (m *mockFlags) applyServer(cfg *mockllm.Config, set map[string]bool) error 
 		}
 	}
 	return nil
+}
+
+// applyBurst sets the stall burst's settings whose flags were given.
+func (m *mockFlags) applyBurst(cfg *mockllm.Config, set map[string]bool) {
+	if set["burst-start"] {
+		cfg.Burst.Start = m.burst.Start
+	}
+	if set["burst-duration"] {
+		cfg.Burst.Duration = m.burst.Duration
+	}
+	if set["burst-delay"] {
+		cfg.Burst.Delay = m.burst.Delay
+	}
 }
 
 // applyModel sets the model settings whose flags were given (set) in mc.

@@ -68,10 +68,41 @@ type Config struct {
 	// prompts seen recently from a cache: cheaper prefill, reported as cached
 	// prompt tokens in usage.
 	PrefixCache PrefixCache `json:"prefix_cache"`
+	// Burst, when Burst.Delay > 0, slows every request that arrives in a
+	// window of the run: a stall burst at a known time (a backend hiccup, a
+	// GC pause), whose requests' first token comes Burst.Delay later.
+	Burst Burst `json:"burst"`
 	// Log, when not nil, receives one JSON line per generation request (see
 	// RequestLog). It is written by one goroutine through a buffer that
 	// Server.Close flushes; the Server does not close it.
 	Log io.Writer `json:"-"`
+}
+
+// Burst adds Delay to the prefill of every generation request arriving
+// between Start and Start+Duration after the Server was created (Duration 0:
+// until the end).
+type Burst struct {
+	Start    time.Duration `json:"start"`
+	Duration time.Duration `json:"duration"`
+	Delay    time.Duration `json:"delay"`
+}
+
+// covers reports whether a request arriving at offset since the Server's
+// creation falls in the burst.
+func (b Burst) covers(offset time.Duration) bool {
+	return b.Delay > 0 && offset >= b.Start && (b.Duration == 0 || offset < b.Start+b.Duration)
+}
+
+func (b Burst) validate() error {
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"burst.start", b.Start}, {"burst.duration", b.Duration}, {"burst.delay", b.Delay}} {
+		if err := nonNegative(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ModelConfig is how one model behaves.
@@ -289,6 +320,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("retry_after: %v is negative", c.RetryAfter)
 	}
 	if err := c.PrefixCache.validate(); err != nil {
+		return err
+	}
+	if err := c.Burst.validate(); err != nil {
 		return err
 	}
 	if err := c.Default.Validate(); err != nil {

@@ -300,6 +300,9 @@ func (g *gen) plan(req *genRequest) {
 	if pf.Max > 0 && g.prefill > pf.Max {
 		g.prefill = pf.Max
 	}
+	if s.cfg.Burst.covers(g.arrival.Sub(s.created)) {
+		g.prefill += s.cfg.Burst.Delay
+	}
 	g.decode = requestRand(s.cfg.Seed, g.seq, purposeDecode)
 
 	g.id = g.enc.id(g.seq)

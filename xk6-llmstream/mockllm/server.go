@@ -27,6 +27,7 @@ type Server struct {
 
 	seq      atomic.Uint64
 	counters counters
+	created  time.Time // Config.Burst is timed from it
 
 	shared *pool            // the pool of models without their own
 	pools  map[string]*pool // per model, when SlotsPerModel
@@ -60,7 +61,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mockllm: %w", err)
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), prompts: prompts, prefix: newPrefixCache(cfg.PrefixCache)}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), prompts: prompts, prefix: newPrefixCache(cfg.PrefixCache), created: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.shared = newPool(cfg.Slots, cfg.QueueLimit)
 	if cfg.SlotsPerModel {
