@@ -133,7 +133,7 @@ type Accumulator interface {
 
 // Series is one metric in one group: its name, its group, its k6 type, and
 // the accumulator of that type (exactly one of Trend, Rate, Counter and Gauge
-// is set).
+// is set once Collect returns).
 type Series struct {
 	Metric  string
 	Group   *Group
@@ -143,6 +143,9 @@ type Series struct {
 	Counter *Counter
 	Gauge   *Gauge
 	acc     Accumulator
+	// pending holds the points read before the metric's declaration, until
+	// Collect settles the series' type.
+	pending *pending
 }
 
 func newSeries(metric string, g *Group, typ k6json.Type, timed bool) *Series {

@@ -47,7 +47,7 @@ func Collect(r *Reader, o CollectOptions) (*Data, error) {
 		first: make([]time.Time, len(r.inputs)), last: make([]time.Time, len(r.inputs))}
 	kept := map[string]bool{}
 	r.SetKeep(func(name string) bool {
-		kept[name] = r.sel.Keeps(name) && o.keepsType(r, name)
+		kept[name] = r.sel.Keeps(name) && !o.dropsType(r, name)
 		return kept[name] || (o.AlsoKeep != nil && o.AlsoKeep(name)) || (o.Requests != nil && o.Requests.Wants(name))
 	})
 	// Points come in runs of one metric and group: remember the last series.
@@ -63,29 +63,64 @@ func Collect(r *Reader, o CollectOptions) (*Data, error) {
 		if !kept[p.Metric] {
 			return nil
 		}
-		d.seen(file, p.Time)
 		k := seriesKey{p.Metric, g.ID}
 		if last == nil || k != lastKey {
-			s, ok := d.series[k]
-			if !ok {
-				typ, _, _ := r.TypeOf(p.Metric)
-				s = newSeries(p.Metric, g, typ, o.Timed)
-				d.series[k] = s
+			s := d.seriesFor(k, g, o)
+			if s == nil {
+				kept[p.Metric] = false
+				return nil
 			}
 			lastKey, last = k, s
 		}
-		last.Add(p)
+		d.add(last, file, p)
 		return nil
 	})
+	d.settle(o)
 	return d, err
 }
 
-func (o CollectOptions) keepsType(r *Reader, name string) bool {
-	if len(o.Types) == 0 {
-		return true
+// seriesFor returns the series of a metric in a group, made on its first
+// point: of the metric's declared type, or pending when the metric is not
+// declared yet (settle types it). It is nil when Types drops the type.
+func (d *Data) seriesFor(k seriesKey, g *Group, o CollectOptions) *Series {
+	if s, ok := d.series[k]; ok {
+		return s
 	}
-	typ, _, _ := r.TypeOf(name)
-	return slices.Contains(o.Types, typ)
+	if o.dropsType(d.Reader, k.metric) {
+		return nil
+	}
+	var s *Series
+	if typ, _, declared := d.Reader.TypeOf(k.metric); declared {
+		s = newSeries(k.metric, g, typ, o.Timed)
+	} else {
+		s = &Series{Metric: k.metric, Group: g, pending: &pending{}}
+	}
+	d.series[k] = s
+	return s
+}
+
+// add adds a point to a series, or keeps it for settle while the series is
+// pending.
+func (d *Data) add(s *Series, file int, p *k6json.Point) {
+	if s.pending != nil {
+		s.pending.add(file, p)
+		return
+	}
+	d.seen(file, p.Time)
+	s.Add(p)
+}
+
+// dropsType reports whether a metric is declared with a type Types does not
+// keep. A metric not declared yet is not dropped: a later input may declare
+// it.
+func (o CollectOptions) dropsType(r *Reader, name string) bool {
+	typ, _, declared := r.TypeOf(name)
+	return declared && !o.keepsType(typ)
+}
+
+// keepsType reports whether Types keeps a metric of the type.
+func (o CollectOptions) keepsType(typ k6json.Type) bool {
+	return len(o.Types) == 0 || slices.Contains(o.Types, typ)
 }
 
 func (d *Data) seen(file int, t time.Time) {

@@ -43,6 +43,7 @@ type Reader struct {
 
 	// Filled while reading:
 	decls  map[string]*k6json.Metric // first declaration of each metric
+	declIn map[string]int            // the input of each metric's first declaration
 	names  map[string]bool           // every metric name seen
 	files  []k6json.FileStats
 	groups []*Group
@@ -58,7 +59,7 @@ func NewReader(sel Selection, ins []Input, o Options) *Reader {
 		o.Warn = io.Discard
 	}
 	return &Reader{sel: sel, inputs: ins, opts: o,
-		decls: map[string]*k6json.Metric{}, names: map[string]bool{}, groupIdx: map[string]int{}}
+		decls: map[string]*k6json.Metric{}, declIn: map[string]int{}, names: map[string]bool{}, groupIdx: map[string]int{}}
 }
 
 // Selection is what the reader keeps.
@@ -71,10 +72,12 @@ func (r *Reader) Inputs() []Input { return r.inputs }
 func (r *Reader) Files() []k6json.FileStats { return r.files }
 
 // SetKeep replaces the selection's choice of metrics: keep is asked once per
-// metric name, after that metric's declaration was read.
+// metric name, at its first point (after its declaration when the input
+// holds one before it; a later input may declare it).
 func (r *Reader) SetKeep(keep func(name string) bool) { r.keep = keep }
 
-// Declaration returns a metric's first declaration in the inputs.
+// Declaration returns a metric's first declaration in the inputs (the first
+// with a type, when one has it).
 func (r *Reader) Declaration(name string) (*k6json.Metric, bool) {
 	m, ok := r.decls[name]
 	return m, ok
@@ -101,12 +104,7 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		Keep:         keep,
 		Lenient:      r.opts.Lenient,
 		KeepMetadata: r.opts.Metadata,
-		OnMetric: func(m *k6json.Metric) error {
-			if _, ok := r.decls[m.Name]; !ok {
-				r.decls[m.Name] = m
-			}
-			return nil
-		},
+		OnMetric:     func(m *k6json.Metric) error { return r.declare(file, m) },
 		OnPoint: func(p *k6json.Point) error {
 			if !r.sel.InWindow(p.Elapsed) {
 				return nil
@@ -146,6 +144,22 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		if !r.names[m] && !r.sel.MissingOK {
 			return Errorf("metric %q is not in the inputs (they have: %s)", m, strings.Join(r.MetricNames(), ", "))
 		}
+	}
+	return nil
+}
+
+// declare keeps a metric's first declaration (with a type, when one has it);
+// a declaration of another type in an input is an error naming both inputs
+// (the metric's samples could not be read as one type).
+func (r *Reader) declare(file int, m *k6json.Metric) error {
+	first, ok := r.decls[m.Name]
+	if !ok || first.Type == k6json.TypeUnknown {
+		r.decls[m.Name], r.declIn[m.Name] = m, file
+		return nil
+	}
+	if m.Type != k6json.TypeUnknown && m.Type != first.Type {
+		return fmt.Errorf("metric %s is a %s in %s but a %s in %s: one metric cannot be read as two types",
+			m.Name, first.Type, r.inputs[r.declIn[m.Name]].Path, m.Type, r.inputs[file].Path)
 	}
 	return nil
 }
@@ -202,9 +216,9 @@ func (r *Reader) MetricNames() []string {
 	return names
 }
 
-// TypeOf returns the declared type of a metric, and whether it was declared.
-// A metric without a declaration (the output was filtered, say) is taken as a
-// Trend.
+// TypeOf returns the declared type of a metric, and whether it was declared
+// (so far, while reading). A metric without a declaration (the output was
+// filtered, say) is taken as a Trend.
 func (r *Reader) TypeOf(name string) (k6json.Type, k6json.ValueType, bool) {
 	if m, ok := r.decls[name]; ok && m.Type != k6json.TypeUnknown {
 		return m.Type, m.Contains, true

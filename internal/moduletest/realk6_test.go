@@ -50,15 +50,7 @@ export default async function () {
 // number of samples per metric and the tag keys and values (except timings).
 // It checks the module in real k6 and the simulator's fidelity at once.
 func TestModuleSameUnderRealK6AndK6Sim(t *testing.T) {
-	k6 := os.Getenv("K6_BIN")
-	if k6 == "" {
-		if p, err := exec.LookPath("k6"); err == nil {
-			k6 = p
-		}
-	}
-	if k6 == "" {
-		t.Skip("no k6: set K6_BIN=/path/to/k6 or put k6 on PATH to run the module with real k6")
-	}
+	k6 := findK6(t)
 	t.Parallel()
 	mockURL := startMock(t, mockllm.Config{Seed: 5, Default: fixedModel(5*time.Millisecond, 2*time.Millisecond, 8)})
 	hs := startHelper(t)
@@ -67,23 +59,8 @@ func TestModuleSameUnderRealK6AndK6Sim(t *testing.T) {
 
 	// Real k6.
 	out := filepath.Join(t.TempDir(), "out.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, k6, "run", "--quiet", "--no-usage-report", "--out", "json="+out, path)
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("k6 exited %d:\n%s", ee.ExitCode(), output.String())
-		}
-		t.Fatal(err)
-	}
-	if strings.Contains(output.String(), testKey) {
+	output := runRealK6(t, k6, path, env, out)
+	if strings.Contains(output, testKey) {
 		t.Error("the API key appears in k6's output")
 	}
 	raw, err := os.ReadFile(out)
@@ -127,6 +104,43 @@ func TestModuleSameUnderRealK6AndK6Sim(t *testing.T) {
 			t.Errorf("k6sim produced %s, real k6 did not", m)
 		}
 	}
+}
+
+// findK6 returns the k6 binary (K6_BIN, else k6 on PATH), or skips the test.
+func findK6(t *testing.T) string {
+	t.Helper()
+	if k6 := os.Getenv("K6_BIN"); k6 != "" {
+		return k6
+	}
+	if p, err := exec.LookPath("k6"); err == nil {
+		return p
+	}
+	t.Skip("no k6: set K6_BIN=/path/to/k6 or put k6 on PATH to run the module with real k6")
+	return ""
+}
+
+// runRealK6 runs a script with real k6 and the given environment, writing
+// k6's JSON output to out; it fails the test when k6 fails, and returns what
+// k6 printed.
+func runRealK6(t *testing.T, k6, path string, env map[string]string, out string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k6, "run", "--quiet", "--no-usage-report", "--out", "json="+out, path)
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("k6 exited %d:\n%s", ee.ExitCode(), output.String())
+		}
+		t.Fatal(err)
+	}
+	return output.String()
 }
 
 type k6Point struct {

@@ -32,10 +32,34 @@ export default async function () {
 }
 `
 
-// runWithRecords runs recordsScript under k6sim through a helper writing
-// records, and returns the k6 JSON file (written from k6sim's samples the
-// way k6 --out json writes them) and the records file.
-func runWithRecords(t *testing.T, itl string) (k6File, recFile string) {
+// k6Runner runs a script with the given environment and writes k6's JSON
+// output of the run to out.
+type k6Runner func(t *testing.T, path string, env map[string]string, out string)
+
+// simRunner runs the script under k6sim with the config and writes k6's JSON
+// from k6sim's samples, the way k6 --out json writes them.
+func simRunner(cfg k6sim.Config) k6Runner {
+	return func(t *testing.T, path string, env map[string]string, out string) {
+		t.Helper()
+		writeK6JSON(t, out, run(t, path, env, cfg, false).Samples)
+	}
+}
+
+// realRunner runs the script with the real k6 binary (findK6).
+func realRunner(k6 string) k6Runner {
+	return func(t *testing.T, path string, env map[string]string, out string) {
+		t.Helper()
+		runRealK6(t, k6, path, env, out)
+	}
+}
+
+// recordsSim runs recordsScript under k6sim (3 VUs × 4 iterations, as its
+// options say).
+var recordsSim = simRunner(k6sim.Config{VUs: 3, Iterations: 4})
+
+// runWithRecords runs recordsScript with the runner through a helper writing
+// records, and returns k6's JSON file and the records file.
+func runWithRecords(t *testing.T, runK6 k6Runner, itl string) (k6File, recFile string) {
 	t.Helper()
 	mockCfg := mockllm.Config{Seed: 9, Default: fixedModel(3*time.Millisecond, time.Millisecond, 12)}
 	mockCfg.Default.TokensPerEvent = mockllm.TokensPerEvent{Min: 1, Max: 3}
@@ -52,15 +76,14 @@ func runWithRecords(t *testing.T, itl string) (k6File, recFile string) {
 	}
 	path := script(t, recordsScript)
 	env := map[string]string{"LLMSTREAM_HELPER": hs.URL(), "LLM_BASE_URL": mockURL, "KEY": testKey, "ITL": itl}
-	res := run(t, path, env, k6sim.Config{VUs: 3, Iterations: 4}, false)
+	k6File = filepath.Join(dir, "k6.json")
+	runK6(t, path, env, k6File)
 	if err := hs.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := helper.CloseRecords(rw); err != nil {
 		t.Fatal(err)
 	}
-	k6File = filepath.Join(dir, "k6.json")
-	writeK6JSON(t, k6File, res.Samples)
 	return k6File, recFile
 }
 
@@ -147,7 +170,20 @@ func head(v []float64) []float64 { return v[:min(len(v), 5)] }
 // rate — read alone, and read together (joined by id, nothing counted twice).
 func TestRecordsEqualK6JSON(t *testing.T) {
 	t.Parallel()
-	k6File, recFile := runWithRecords(t, "all")
+	checkRecordsEqualK6JSON(t, recordsSim)
+}
+
+// TestRecordsEqualRealK6JSON is TestRecordsEqualK6JSON with real k6 writing
+// its JSON.
+func TestRecordsEqualRealK6JSON(t *testing.T) {
+	k6 := findK6(t)
+	t.Parallel()
+	checkRecordsEqualK6JSON(t, realRunner(k6))
+}
+
+func checkRecordsEqualK6JSON(t *testing.T, runK6 k6Runner) {
+	t.Helper()
+	k6File, recFile := runWithRecords(t, runK6, "all")
 	fromK6 := collect(t, nil, k6File)
 	fromRecords := collect(t, nil, recFile)
 	if n := len(fromK6["llm_itl all"]); n == 0 || len(fromK6["llm_ttft all"]) != 3*4*3-3*2 {
@@ -164,7 +200,20 @@ func TestRecordsEqualK6JSON(t *testing.T) {
 // metrics.
 func TestRecordsModeJoinsITLWithK6Tags(t *testing.T) {
 	t.Parallel()
-	k6File, recFile := runWithRecords(t, "records")
+	checkRecordsModeJoinsITL(t, recordsSim)
+}
+
+// TestRecordsModeJoinsITLWithRealK6Tags is TestRecordsModeJoinsITLWithK6Tags
+// with real k6 writing its JSON (and so its own tags).
+func TestRecordsModeJoinsITLWithRealK6Tags(t *testing.T) {
+	k6 := findK6(t)
+	t.Parallel()
+	checkRecordsModeJoinsITL(t, realRunner(k6))
+}
+
+func checkRecordsModeJoinsITL(t *testing.T, runK6 k6Runner) {
+	t.Helper()
+	k6File, recFile := runWithRecords(t, runK6, "records")
 	if _, ok := collect(t, nil, k6File)["llm_itl all"]; ok {
 		t.Fatal("k6 has llm_itl samples with itl: 'records'")
 	}
