@@ -2,16 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/attribution"
-	"github.com/llmstream/xk6-llmstream/analyze/k6json"
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
-	"github.com/llmstream/xk6-llmstream/records"
 )
 
 const tailExamples = `  analyze tail records.jsonl.gz
@@ -46,7 +43,7 @@ func runTail(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usagef("tail: no input: give the helper's records files (--records FILE)")
 	}
-	reqs, err := readTailRequests(paths, stderr)
+	reqs, err := attribution.Read(paths, stderr)
 	if err != nil {
 		return err
 	}
@@ -75,39 +72,4 @@ func parseTail(s string) (float64, error) {
 		return 0, usagef("--tail %q: want a percentile between 0 and 100, e.g. p99 or p95", s)
 	}
 	return v, nil
-}
-
-// readTailRequests reads the requests with stages from records files; a k6
-// JSON file is refused (its samples carry no per-request stages).
-func readTailRequests(paths []string, stderr io.Writer) ([]attribution.Request, error) {
-	var reqs []attribution.Request
-	for _, path := range paths {
-		if !model.RecordsFile(path) {
-			return nil, model.Errorf("%s: not a records file: analyze tail reads the helper's per-request records (--records FILE, docs/records.md), whose stages k6's JSON output does not carry per request", path)
-		}
-		rc, err := k6json.Open(path, nil)
-		if err != nil {
-			return nil, model.Errorf("%s: %v", path, err)
-		}
-		var skipped int
-		fst, err := records.Scan(rc, func(r *records.Record) error {
-			if q, ok := attribution.FromRecord(r); ok {
-				reqs = append(reqs, q)
-			} else {
-				skipped++
-			}
-			return nil
-		})
-		rc.Close()
-		if err != nil {
-			return nil, model.Errorf("%s: %v", path, err)
-		}
-		if fst.Damage != "" {
-			fmt.Fprintf(stderr, "analyze: warning: %s: %s\n", path, fst.Damage)
-		}
-		if skipped > 0 {
-			fmt.Fprintf(stderr, "analyze: %s: %d record(s) without a TTFT (failed, warm-up or unanswered) left out of the attribution\n", path, skipped)
-		}
-	}
-	return reqs, nil
 }

@@ -2,53 +2,18 @@ package main
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/llmstream/xk6-llmstream/analyze/attribution"
-	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/analyze/internal/recordstest"
 )
-
-type tailItem struct{ r records.Record }
-
-func (it *tailItem) AppendRecord(b []byte) []byte { return records.AppendJSON(b, &it.r) }
-func (it *tailItem) Size() int                    { return 200 }
-
-// writeSlowInstance writes a records file of n requests over four
-// instances whose instance 3 waits 5× longer for response headers.
-func writeSlowInstance(t *testing.T, n int) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "records.jsonl")
-	w, err := records.Create(path, records.Options{Queue: n + 10, QueueBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range n {
-		inst := strconv.Itoa(i % 4)
-		wait := int64(20e6 * (0.7 + 0.6*rng.Float64()))
-		if inst == "3" {
-			wait *= 5
-		}
-		st := records.Stages{SendNS: 2e5, WaitNS: wait, FirstEventNS: int64(10e6 * rng.Float64()), FirstTokenNS: 1e6}
-		ttft := st.Sum()
-		w.Submit(&tailItem{records.Record{V: records.Version, ID: strconv.Itoa(i), StartNS: 1e18 + int64(i)*2e7,
-			E2ENS: ttft + 5e8, TTFTNS: &ttft, Stages: &st, Tags: map[string]string{"instance_id": inst},
-			InputTokens: 100 + rng.IntN(100), OutputTokens: 50, TokenSource: "usage", Model: "m", API: "openai-chat", Status: 200}})
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func TestTailCommand(t *testing.T) {
 	t.Parallel()
-	path := writeSlowInstance(t, 4000)
+	path := recordstest.WriteSlowInstance(t, 4000)
 	var out, errb strings.Builder
 	if code := realMain([]string{"tail", path, "--tail", "p95"}, nil, &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -91,7 +56,7 @@ func TestTailCommandBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d naming %q", c.args, code, errb.String(), exitUsage, c.want)
 		}
 	}
-	few := writeSlowInstance(t, 50)
+	few := recordstest.WriteSlowInstance(t, 50)
 	var out, errb strings.Builder
 	if code := realMain([]string{"tail", few}, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), few) {
 		t.Errorf("50 requests: exit %d, stderr %q; want exit 2 naming the file", code, errb.String())

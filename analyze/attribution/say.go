@@ -155,7 +155,8 @@ func num(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// WriteText writes the findings, the stage table and the attribute table.
+// WriteText writes the findings, the stage table, the attribute table and
+// the stage profile of the median and the tail requests.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tail attribution: TTFT above p(%s) = %s, %d of %d requests\n\n", pct(r.Tail), msText(r.Threshold), r.TailCount, r.Requests)
@@ -170,6 +171,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, a := range r.Attributes {
 		fmt.Fprintf(&b, "%-20s %-12s %+8.2f %+7.2f…%+6.2f  %s\n", a.Name, a.Kind, a.Effect, a.EffectLo, a.EffectHi, versus(a))
 	}
+	r.writeProfileText(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -200,6 +202,7 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	for _, a := range r.Attributes {
 		fmt.Fprintf(&b, "| %s | %s | %+.2f | %+.2f…%+.2f | %s |\n", a.Name, a.Kind, a.Effect, a.EffectLo, a.EffectHi, versus(a))
 	}
+	r.writeProfileMarkdown(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
