@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"html"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +37,45 @@ func TestTailCommand(t *testing.T) {
 	}
 	if res.Schema != attribution.Schema || res.Tail != 99 || res.Requests != 4000 || res.Top().Name != "wait" {
 		t.Errorf("json: schema %q tail %v requests %d top %s", res.Schema, res.Tail, res.Requests, res.Top().Name)
+	}
+	if p := res.Profile; p.Tail.Requests != res.TailCount || p.Median.Requests < 350 || p.Median.Requests > 450 || p.Tail.StageMeanMS[attribution.Wait] < 3*p.Median.StageMeanMS[attribution.Wait] {
+		t.Errorf("json: profile %+v: want the tail's %d requests, about 400 median ones, the tail's wait far longer", p, res.TailCount)
+	}
+}
+
+// TestTailPlot: --plot writes the stage profile as SVG or PNG, by the
+// file's extension, besides the findings.
+func TestTailPlot(t *testing.T) {
+	t.Parallel()
+	path := recordstest.WriteSlowInstance(t, 4000)
+	dir := t.TempDir()
+	for _, name := range []string{"stages.svg", "stages.png"} {
+		fig := filepath.Join(dir, name)
+		var out, errb strings.Builder
+		if code := realMain([]string{"tail", "--plot", fig, path}, nil, &out, &errb); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "Mean time per stage: median requests") || !strings.Contains(errb.String(), "wrote "+fig) {
+			t.Errorf("%s: stdout %q, stderr %q", name, out.String(), errb.String())
+		}
+		b, err := os.ReadFile(fig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".svg") {
+			page := html.UnescapeString(string(b))
+			for _, want := range []string{"median requests (p45–p55), n=", "tail requests (> p99), n=40<", ">first_event<"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("%s lacks %q", name, want)
+				}
+			}
+		} else if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var out, errb strings.Builder
+	if code := realMain([]string{"tail", "--plot", filepath.Join(dir, "x.pdf"), path}, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "--plot") {
+		t.Errorf("--plot x.pdf: exit %d, stderr %q; want a usage error naming --plot", code, errb.String())
 	}
 }
 
