@@ -159,7 +159,7 @@ func num(v float64) string {
 // the stage profile of the median and the tail requests.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Tail attribution: TTFT above p(%s) = %s, %d of %d requests\n\n", pct(r.Tail), msText(r.Threshold), r.TailCount, r.Requests)
+	fmt.Fprintf(&b, "Tail attribution: %s\n\n", r.Heading())
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
@@ -176,11 +176,23 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
-func versus(a Attribute) string {
-	s := fmt.Sprintf("median %s vs %s", num(a.TailMedian), num(a.BodyMedian))
+// Heading says what the tail is: "TTFT above p(99) = 134 ms, 200 of 20000
+// requests".
+func (r *Result) Heading() string {
+	return fmt.Sprintf("TTFT above p(%s) = %s, %d of %d requests", pct(r.Tail), msText(r.Threshold), r.TailCount, r.Requests)
+}
+
+// Contrast is the attribute in the tail against the body: "median 153 vs
+// 149" (numeric), "3: 100% vs 24%" (categorical: the value and its shares).
+func (a Attribute) Contrast() string {
 	if a.Kind == "categorical" {
-		s = fmt.Sprintf("%s: %.0f%% vs %.0f%%", a.Value, 100*a.TailShare, 100*a.BodyShare)
+		return fmt.Sprintf("%s: %.0f%% vs %.0f%%", a.Value, 100*a.TailShare, 100*a.BodyShare)
 	}
+	return fmt.Sprintf("median %s vs %s", num(a.TailMedian), num(a.BodyMedian))
+}
+
+func versus(a Attribute) string {
+	s := a.Contrast()
 	if a.SetsApart {
 		s += "  (sets the tail apart)"
 	}
@@ -190,7 +202,7 @@ func versus(a Attribute) string {
 // WriteMarkdown writes the same as WriteText as Markdown.
 func (r *Result) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Tail attribution: TTFT above p(%s) = %s (%d of %d requests)\n\n", pct(r.Tail), msText(r.Threshold), r.TailCount, r.Requests)
+	fmt.Fprintf(&b, "## Tail attribution: %s\n\n", r.Heading())
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
