@@ -68,10 +68,11 @@ func within(reqs []Request, lo, hi float64) []int {
 func groupOf(reqs []Request, idx []int) Group {
 	g := Group{Requests: len(idx), StageMeanMS: make([]float64, NumStages)}
 	m := stageMoments(reqs, idx)
+	var ns int64 // whole nanoseconds: exact
 	for _, i := range idx {
-		g.TTFTMeanMS += ms(reqs[i].TTFT)
+		ns += reqs[i].TTFT
 	}
-	g.TTFTMeanMS /= float64(len(idx))
+	g.TTFTMeanMS = ms(ns) / float64(len(idx))
 	copy(g.StageMeanMS, m.mean[:])
 	return g
 }
@@ -113,8 +114,10 @@ func (r *Result) writeProfileMarkdown(b *strings.Builder) {
 	}
 }
 
-// signedMS is a difference in ms with its sign.
+// signedMS is a difference in ms with its sign, to the nanosecond (the
+// records' resolution).
 func signedMS(d float64) string {
+	d = math.Round(d*1e6) / 1e6
 	if d < 0 {
 		return "-" + msText(-d)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmstream/xk6-llmstream/analyze/internal/recordstest"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
@@ -150,4 +151,27 @@ func hasLine(text, want string) bool {
 		}
 	}
 	return false
+}
+
+// TestProfileExactMeans: a stage the same in every request (send, 0.2 ms)
+// has that mean exactly in both groups, and no difference.
+func TestProfileExactMeans(t *testing.T) {
+	t.Parallel()
+	var reqs []Request
+	for _, r := range recordstest.SlowInstance(3000) {
+		if q, ok := FromRecord(&r); ok {
+			reqs = append(reqs, q)
+		}
+	}
+	res, err := Analyze(reqs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Profile
+	if p.Median.StageMeanMS[Send] != 0.2 || p.Tail.StageMeanMS[Send] != 0.2 {
+		t.Errorf("send means %v and %v, want 0.2 exactly", p.Median.StageMeanMS[Send], p.Tail.StageMeanMS[Send])
+	}
+	if row := res.profileRows()[Send]; row != [4]string{"send", "0.2 ms", "0.2 ms", "+0 ms"} {
+		t.Errorf("send row %q", row)
+	}
 }
