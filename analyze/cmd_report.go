@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/analyze/attribution"
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
@@ -89,19 +90,47 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		rep.Checks = report.ChecksOf(cr)
 	}
 	rep.Command = "analyze report " + strings.Join(args, " ")
+	rep.Tail = tailSection(paths, fc)
 	if err := report.Write(dir, rep); err != nil {
 		return err
 	}
-	nfig := 0
-	for _, m := range rep.Metrics {
-		nfig += len(m.Figures)
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d figures, also as PNG files beside it)\n", filepath.Join(dir, report.IndexFile), nfig)
+	fmt.Fprintf(stdout, "wrote %s (%d figures, also as PNG files beside it)\n", filepath.Join(dir, report.IndexFile), rep.FigureCount())
 	if c := rep.Checks; c != nil && (c.Failed > 0 || c.Inconclusive > 0 && !c.AllowInconclusive) {
 		fmt.Fprintf(stderr, "analyze report: %d of %d checks failed, %d inconclusive\n", c.Failed, c.Total, c.Inconclusive)
 		return errCheckFailed
 	}
 	return nil
+}
+
+// tailSection attributes the TTFT tail of the records inputs (P99, 95%
+// intervals), nil when there are none. An attribution that cannot run is a
+// line in the section, never an error of the report; the records' damage
+// and failed requests are reported by the main read already.
+func tailSection(paths []string, fc figureConfig) *report.Tail {
+	var recs []string
+	for _, p := range paths {
+		if model.RecordsFile(p) {
+			recs = append(recs, p)
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	reqs, err := attribution.Read(recs, io.Discard)
+	if err != nil {
+		return report.TailNotAttributed(err)
+	}
+	res, err := attribution.Analyze(reqs, attribution.DefaultOptions())
+	if err != nil {
+		return report.TailNotAttributed(fmt.Errorf("%s: %w", strings.Join(recs, ", "), err))
+	}
+	fig, err := figures.TailStages(res, fc.size, plot.DPI(figureDPI))
+	if err != nil {
+		return report.TailNotAttributed(err)
+	}
+	caption := fmt.Sprintf("Mean time per stage of the median requests (TTFT p%g–p%g) and of the tail requests (TTFT above p%g): each bar is as long as its group's mean TTFT",
+		res.Profile.BandLo, res.Profile.BandHi, res.Tail)
+	return report.TailOf(res, report.Figure{File: figures.TailStagesFile, Caption: caption, Fig: fig})
 }
 
 // reportFlagsValid checks the report's own flags.

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"html"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/internal/recordstest"
 )
 
 func TestReportCommand(t *testing.T) {
@@ -176,5 +181,73 @@ func TestReportCommandDefaults(t *testing.T) {
 		if got := strings.Contains(page, "chosen from the run's"); got != (tc.chosen != "") || tc.chosen != "" && !strings.Contains(page, tc.chosen) {
 			t.Errorf("%v: the drift caption does not say %q", tc.args, tc.chosen)
 		}
+	}
+}
+
+// reportPage runs analyze report on the inputs into a new folder and
+// returns the folder and the page.
+func reportPage(t *testing.T, inputs ...string) (string, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "report")
+	code, stdout, stderr := run(t, nil, append(append([]string{"report"}, inputs...), "-o", dir)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(b))
+	if n := strings.Count(page, "<svg "); !strings.Contains(stdout, fmt.Sprintf("(%d figures", n)) {
+		t.Errorf("stdout %q, %d inline figures", stdout, n)
+	}
+	return dir, page
+}
+
+const tailHeading = "<h2>Where the TTFT tail comes from</h2>"
+
+// TestReportTailSection: with a records input the report attributes its
+// TTFT tail: the findings, the stage table and the stacked-stage figure,
+// inline and as a PNG.
+func TestReportTailSection(t *testing.T) {
+	t.Parallel()
+	dir, page := reportPage(t, recordstest.WriteSlowInstance(t, 4000))
+	i := strings.Index(page, tailHeading)
+	if i < 0 {
+		t.Fatal("no tail section")
+	}
+	sec := page[i : i+strings.Index(page[i:], "</section>")]
+	for _, want := range []string{"TTFT above p(99) = ", "(stage wait), concentrated in instance_id 3.",
+		"<tr><td>wait</td>", "<tr><td>instance_id</td>", "3: 100% vs 24%",
+		">median requests (p45–p55), n=", ">tail requests (> p99), n=40<", `<a href="llm_ttft-stages.png">PNG</a>`} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("the tail section lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "llm_ttft-stages.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Errorf("llm_ttft-stages.png: %v", err)
+	}
+}
+
+// TestReportTailSectionAbsentOrNot: k6's JSON alone has no tail section;
+// too few records make it one line, and the report is still written.
+func TestReportTailSectionAbsentOrNot(t *testing.T) {
+	t.Parallel()
+	dir, page := reportPage(t, fixV2)
+	if strings.Contains(page, tailHeading) || strings.Contains(page, "ttft-tail") {
+		t.Error("a report of k6 JSON only has a tail section")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "llm_ttft-stages.png")); err == nil {
+		t.Error("a report of k6 JSON only has the stages figure")
+	}
+	few := recordstest.WriteSlowInstance(t, 50)
+	_, page = reportPage(t, few)
+	want := tailHeading + "\n<p>Not attributed: " + few + ": 50 requests with a TTFT: the tail above p(99) needs at least 200.</p>\n</section>"
+	if !strings.Contains(page, want) {
+		t.Errorf("the report of 50 records lacks %q", want)
 	}
 }

@@ -1,54 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
-	"math/rand/v2"
+	"html"
+	"image/png"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/llmstream/xk6-llmstream/analyze/attribution"
-	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/analyze/internal/recordstest"
 )
-
-type tailItem struct{ r records.Record }
-
-func (it *tailItem) AppendRecord(b []byte) []byte { return records.AppendJSON(b, &it.r) }
-func (it *tailItem) Size() int                    { return 200 }
-
-// writeSlowInstance writes a records file of n requests over four
-// instances whose instance 3 waits 5× longer for response headers.
-func writeSlowInstance(t *testing.T, n int) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "records.jsonl")
-	w, err := records.Create(path, records.Options{Queue: n + 10, QueueBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range n {
-		inst := strconv.Itoa(i % 4)
-		wait := int64(20e6 * (0.7 + 0.6*rng.Float64()))
-		if inst == "3" {
-			wait *= 5
-		}
-		st := records.Stages{SendNS: 2e5, WaitNS: wait, FirstEventNS: int64(10e6 * rng.Float64()), FirstTokenNS: 1e6}
-		ttft := st.Sum()
-		w.Submit(&tailItem{records.Record{V: records.Version, ID: strconv.Itoa(i), StartNS: 1e18 + int64(i)*2e7,
-			E2ENS: ttft + 5e8, TTFTNS: &ttft, Stages: &st, Tags: map[string]string{"instance_id": inst},
-			InputTokens: 100 + rng.IntN(100), OutputTokens: 50, TokenSource: "usage", Model: "m", API: "openai-chat", Status: 200}})
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func TestTailCommand(t *testing.T) {
 	t.Parallel()
-	path := writeSlowInstance(t, 4000)
+	path := recordstest.WriteSlowInstance(t, 4000)
 	var out, errb strings.Builder
 	if code := realMain([]string{"tail", path, "--tail", "p95"}, nil, &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -69,6 +37,45 @@ func TestTailCommand(t *testing.T) {
 	}
 	if res.Schema != attribution.Schema || res.Tail != 99 || res.Requests != 4000 || res.Top().Name != "wait" {
 		t.Errorf("json: schema %q tail %v requests %d top %s", res.Schema, res.Tail, res.Requests, res.Top().Name)
+	}
+	if p := res.Profile; p.Tail.Requests != res.TailCount || p.Median.Requests < 350 || p.Median.Requests > 450 || p.Tail.StageMeanMS[attribution.Wait] < 3*p.Median.StageMeanMS[attribution.Wait] {
+		t.Errorf("json: profile %+v: want the tail's %d requests, about 400 median ones, the tail's wait far longer", p, res.TailCount)
+	}
+}
+
+// TestTailPlot: --plot writes the stage profile as SVG or PNG, by the
+// file's extension, besides the findings.
+func TestTailPlot(t *testing.T) {
+	t.Parallel()
+	path := recordstest.WriteSlowInstance(t, 4000)
+	dir := t.TempDir()
+	for _, name := range []string{"stages.svg", "stages.png"} {
+		fig := filepath.Join(dir, name)
+		var out, errb strings.Builder
+		if code := realMain([]string{"tail", "--plot", fig, path}, nil, &out, &errb); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "Mean time per stage: median requests") || !strings.Contains(errb.String(), "wrote "+fig) {
+			t.Errorf("%s: stdout %q, stderr %q", name, out.String(), errb.String())
+		}
+		b, err := os.ReadFile(fig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".svg") {
+			page := html.UnescapeString(string(b))
+			for _, want := range []string{"median requests (p45–p55), n=", "tail requests (> p99), n=40<", ">first_event<"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("%s lacks %q", name, want)
+				}
+			}
+		} else if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var out, errb strings.Builder
+	if code := realMain([]string{"tail", "--plot", filepath.Join(dir, "x.pdf"), path}, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "--plot") {
+		t.Errorf("--plot x.pdf: exit %d, stderr %q; want a usage error naming --plot", code, errb.String())
 	}
 }
 
@@ -91,7 +98,7 @@ func TestTailCommandBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d naming %q", c.args, code, errb.String(), exitUsage, c.want)
 		}
 	}
-	few := writeSlowInstance(t, 50)
+	few := recordstest.WriteSlowInstance(t, 50)
 	var out, errb strings.Builder
 	if code := realMain([]string{"tail", few}, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), few) {
 		t.Errorf("50 requests: exit %d, stderr %q; want exit 2 naming the file", code, errb.String())

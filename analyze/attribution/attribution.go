@@ -95,6 +95,9 @@ type Result struct {
 	Stages     []Stage     `json:"stages"`     // in stage order
 	Attributes []Attribute `json:"attributes"` // by |effect|, largest first
 	Findings   []string    `json:"findings"`   // the sentences, headline first
+	// Profile is the mean of each stage in the median requests and in the
+	// tail (added within v1).
+	Profile Profile `json:"profile"`
 }
 
 // Stage is one stage's part of the tail's excess.
@@ -142,6 +145,7 @@ func Analyze(reqs []Request, o Options) (*Result, error) {
 	res.Stages, res.ExcessMS = stageShares(reqs, tail, body, o, rng)
 	res.Attributes = attributes(reqs, inTail, tail, body, o, rng)
 	res.Findings = findings(res, o)
+	res.Profile = profile(reqs, ttft, tail)
 	return res, nil
 }
 

@@ -25,4 +25,10 @@
 // is a bootstrap of the tail against a fixed body sample. An attribute sets
 // the tail apart when its interval excludes zero and |effect| ≥
 // Options.MinEffect. Percentiles are package stats' (k6's definition).
+//
+// Profile: the mean of each stage over the median requests (TTFT between
+// p(MedianBandLo) and p(MedianBandHi), 45 and 55) and over the tail; as the
+// stages sum to TTFT, a group's stage means sum to its mean TTFT, so a
+// stacked bar of them is exactly as long as that mean. Read reads the
+// records files.
 package attribution

@@ -155,10 +155,11 @@ func num(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// WriteText writes the findings, the stage table and the attribute table.
+// WriteText writes the findings, the stage table, the attribute table and
+// the stage profile of the median and the tail requests.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Tail attribution: TTFT above p(%s) = %s, %d of %d requests\n\n", pct(r.Tail), msText(r.Threshold), r.TailCount, r.Requests)
+	fmt.Fprintf(&b, "Tail attribution: %s\n\n", r.Heading())
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
@@ -170,15 +171,28 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, a := range r.Attributes {
 		fmt.Fprintf(&b, "%-20s %-12s %+8.2f %+7.2f…%+6.2f  %s\n", a.Name, a.Kind, a.Effect, a.EffectLo, a.EffectHi, versus(a))
 	}
+	r.writeProfileText(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func versus(a Attribute) string {
-	s := fmt.Sprintf("median %s vs %s", num(a.TailMedian), num(a.BodyMedian))
+// Heading says what the tail is: "TTFT above p(99) = 134 ms, 200 of 20000
+// requests".
+func (r *Result) Heading() string {
+	return fmt.Sprintf("TTFT above p(%s) = %s, %d of %d requests", pct(r.Tail), msText(r.Threshold), r.TailCount, r.Requests)
+}
+
+// Contrast is the attribute in the tail against the body: "median 153 vs
+// 149" (numeric), "3: 100% vs 24%" (categorical: the value and its shares).
+func (a Attribute) Contrast() string {
 	if a.Kind == "categorical" {
-		s = fmt.Sprintf("%s: %.0f%% vs %.0f%%", a.Value, 100*a.TailShare, 100*a.BodyShare)
+		return fmt.Sprintf("%s: %.0f%% vs %.0f%%", a.Value, 100*a.TailShare, 100*a.BodyShare)
 	}
+	return fmt.Sprintf("median %s vs %s", num(a.TailMedian), num(a.BodyMedian))
+}
+
+func versus(a Attribute) string {
+	s := a.Contrast()
 	if a.SetsApart {
 		s += "  (sets the tail apart)"
 	}
@@ -188,7 +202,7 @@ func versus(a Attribute) string {
 // WriteMarkdown writes the same as WriteText as Markdown.
 func (r *Result) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Tail attribution: TTFT above p(%s) = %s (%d of %d requests)\n\n", pct(r.Tail), msText(r.Threshold), r.TailCount, r.Requests)
+	fmt.Fprintf(&b, "## Tail attribution: %s\n\n", r.Heading())
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
@@ -200,6 +214,7 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	for _, a := range r.Attributes {
 		fmt.Fprintf(&b, "| %s | %s | %+.2f | %+.2f…%+.2f | %s |\n", a.Name, a.Kind, a.Effect, a.EffectLo, a.EffectHi, versus(a))
 	}
+	r.writeProfileMarkdown(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

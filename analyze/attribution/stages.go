@@ -11,21 +11,25 @@ import (
 // moments are the mean and the standard error of the mean of each stage.
 type moments struct{ mean, se [NumStages]float64 }
 
+// The sums are of whole nanoseconds, exact: a mean is the closest float to
+// the true one.
 func stageMoments(reqs []Request, idx []int) moments {
 	var m moments
-	var sum, sq [NumStages]float64
+	var ns [NumStages]int64
+	var sq [NumStages]float64
 	for _, i := range idx {
 		for s := range NumStages {
+			ns[s] += reqs[i].Stages[s]
 			v := ms(reqs[i].Stages[s])
-			sum[s] += v
 			sq[s] += v * v
 		}
 	}
 	n := float64(len(idx))
 	for s := range NumStages {
-		m.mean[s] = sum[s] / n
+		sum := ms(ns[s])
+		m.mean[s] = sum / n
 		if n > 1 {
-			m.se[s] = math.Sqrt(math.Max(0, (sq[s]-sum[s]*sum[s]/n)/(n-1)) / n)
+			m.se[s] = math.Sqrt(math.Max(0, (sq[s]-sum*sum/n)/(n-1)) / n)
 		}
 	}
 	return m

@@ -1,8 +1,9 @@
 // Package figures draws the figures of a metric from the model: the ECDF of
 // each group with its percentiles marked (as k6 computes them) and the drift
 // of P50 and P99 per time window, each with the sentences that go with it —
-// the groups' tail diagnosis and drift verdict. analyze plot and analyze
-// report draw the same figures with them.
+// the groups' tail diagnosis and drift verdict — and the stage profile of a
+// tail's attribution (TailStages). analyze plot, tail and report draw the
+// same figures with them.
 package figures
 
 import (
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/analyze/attribution"
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
@@ -138,3 +140,23 @@ func LongTail(d *model.Data, metric string) (bool, float64) {
 
 // LongTailRatio is the max/P50 ratio above which LongTail holds.
 const LongTailRatio = 10
+
+// TailStages draws the stage profile of a tail's attribution: the mean time
+// of each stage in the median requests and in the tail, one stacked bar each.
+func TailStages(res *attribution.Result, opts ...plot.Option) (*plot.Figure, error) {
+	p := res.Profile
+	pc := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	bars := []plot.StageBar{
+		{Label: fmt.Sprintf("median requests (p%s–p%s), n=%d", pc(p.BandLo), pc(p.BandHi), p.Median.Requests), Values: p.Median.StageMeanMS},
+		{Label: fmt.Sprintf("tail requests (> p%s), n=%d", pc(res.Tail), p.Tail.Requests), Values: p.Tail.StageMeanMS},
+	}
+	opts = append([]plot.Option{plot.Title("Where the TTFT tail comes from: mean time per stage")}, opts...)
+	f, err := plot.Stages(attribution.StageNames[:], bars, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("stage profile: %w", err)
+	}
+	return f, nil
+}
+
+// TailStagesFile is the stage profile's PNG in a report.
+var TailStagesFile = File("llm_ttft", "stages")

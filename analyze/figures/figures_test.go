@@ -1,8 +1,14 @@
 package figures
 
 import (
+	"fmt"
+	"html"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/attribution"
+	"github.com/llmstream/xk6-llmstream/analyze/internal/recordstest"
 )
 
 func TestWindow(t *testing.T) {
@@ -25,5 +31,48 @@ func TestWindow(t *testing.T) {
 		if tc.span > 10*time.Millisecond && tc.span < MinWindows*def && tc.span/got < 10 {
 			t.Errorf("Window(%s) = %s gives fewer than 10 windows", tc.span, got)
 		}
+	}
+}
+
+// TestTailStages: the stage profile's bars are named after their groups,
+// with their sizes, and every stage is in the legend.
+func TestTailStages(t *testing.T) {
+	t.Parallel()
+	var reqs []attribution.Request
+	for _, r := range recordstest.SlowInstance(2000) {
+		if q, ok := attribution.FromRecord(&r); ok {
+			reqs = append(reqs, q)
+		}
+	}
+	o := attribution.DefaultOptions()
+	o.Tail = 99.5
+	res, err := attribution.Analyze(reqs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := TailStages(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := f.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(svg))
+	wants := []string{
+		fmt.Sprintf(">median requests (p45–p55), n=%d<", res.Profile.Median.Requests),
+		fmt.Sprintf(">tail requests (> p99.5), n=%d<", res.TailCount),
+		">Where the TTFT tail comes from: mean time per stage<",
+	}
+	for _, n := range attribution.StageNames {
+		wants = append(wants, ">"+n+"<")
+	}
+	for _, want := range wants {
+		if !strings.Contains(page, want) {
+			t.Errorf("the figure lacks %q", want)
+		}
+	}
+	if TailStagesFile != "llm_ttft-stages.png" {
+		t.Errorf("TailStagesFile %q", TailStagesFile)
 	}
 }

@@ -1,7 +1,8 @@
 // Package plot draws the figures of analyze with gonum/plot: the ECDF of one or
 // more groups of samples (a post-step line, P50/P90/P99 marked, an optional
-// log-scale x axis and DKW confidence band) and the drift of percentiles over
-// time windows. Figures are written as PNG or SVG.
+// log-scale x axis and DKW confidence band), the drift of percentiles over
+// time windows, the capacity curves, and stacked horizontal bars of the time
+// per stage ([Stages]). Figures are written as PNG or SVG.
 //
 // The package knows nothing of k6 or its JSON: callers pass sorted samples in
 // the unit they want on the axis (k6 Trend values are milliseconds) and the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/analyze/attribution"
 	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
@@ -173,4 +174,29 @@ func SummaryThroughput(s *result.Summary) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// TailOf is the section of a tail's attribution, with its stacked-stage
+// figure: the findings, the stage table (share of the excess, mean time in
+// the median and the tail requests, the TTFT last) and the attributes that
+// set the tail apart.
+func TailOf(res *attribution.Result, fig Figure) *Tail {
+	p := res.Profile
+	t := &Tail{Heading: res.Heading(), Findings: res.Findings, Percentile: res.Tail, Confidence: res.Confidence,
+		BandLo: p.BandLo, BandHi: p.BandHi, MedianN: p.Median.Requests, TailN: p.Tail.Requests, Figure: &fig}
+	for i, s := range res.Stages {
+		t.Stages = append(t.Stages, TailStage{Name: s.Name, Share: s.Share, Lo: s.ShareLo, Hi: s.ShareHi,
+			MedianMS: p.Median.StageMeanMS[i], TailMS: p.Tail.StageMeanMS[i]})
+	}
+	t.Stages = append(t.Stages, TailStage{Name: "TTFT", Share: 1, Lo: 1, Hi: 1, MedianMS: p.Median.TTFTMeanMS, TailMS: p.Tail.TTFTMeanMS, Total: true})
+	for _, a := range res.Apart() {
+		t.Apart = append(t.Apart, TailAttribute{Name: a.Name, Effect: a.Effect, Lo: a.EffectLo, Hi: a.EffectHi, Where: a.Contrast()})
+	}
+	return t
+}
+
+// TailNotAttributed is the section when the attribution could not run: why,
+// in one line.
+func TailNotAttributed(why error) *Tail {
+	return &Tail{Why: "Not attributed: " + why.Error() + "."}
 }

@@ -34,6 +34,41 @@ type Report struct {
 	// History is the section of a run history (analyze history --report);
 	// nil for none.
 	History *History
+	// Tail is the section on where the TTFT tail comes from (the
+	// attribution of records inputs); nil for none.
+	Tail *Tail
+}
+
+// Tail is the attribution of the TTFT tail to stages and request
+// attributes (package attribution), with the stacked-stage figure. When
+// the attribution could not run, Why says why and the rest is empty.
+type Tail struct {
+	Why      string
+	Heading  string   // what the tail is: its percentile, threshold, size
+	Findings []string // the sentences, headline first
+	// Percentile is the tail's (99); BandLo and BandHi the median band's
+	// (45, 55); MedianN and TailN the groups' sizes.
+	Percentile, BandLo, BandHi float64
+	MedianN, TailN             int
+	Confidence                 float64 // of the intervals
+	Stages                     []TailStage
+	Apart                      []TailAttribute // the attributes that set the tail apart
+	Figure                     *Figure         // the stacked-stage figure
+}
+
+// TailStage is one row of the stage table; the last row is the TTFT.
+type TailStage struct {
+	Name             string
+	Share, Lo, Hi    float64 // of the tail's excess mean TTFT, with its interval
+	MedianMS, TailMS float64 // mean time in the median and the tail requests
+	Total            bool    // the TTFT row: the sum of the stages
+}
+
+// TailAttribute is an attribute that sets the tail apart.
+type TailAttribute struct {
+	Name           string
+	Effect, Lo, Hi float64
+	Where          string // the value or the medians: "3: 100% vs 24%"
 }
 
 // History is the trend of a scheduled test's runs: a figure per metric and

@@ -245,13 +245,16 @@ func headless(t *testing.T, bin, url, shot string) []string {
 
 // TestReportInChromium opens the report in headless Chromium: no console
 // message (a CSP violation for anything the page tried to load, a script
-// error, …) and a screenshot that shows the figures. A control page with a
-// missing image must produce a console message, or the check proves nothing.
+// error, …) and a screenshot that shows the figures (the tail's section
+// included). A control page with a missing image must produce a console
+// message, or the check proves nothing.
 // Set REPORT_SCREENSHOT to a path to keep the screenshot.
 func TestReportInChromium(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
-	if err := Write(dir, testReport(t)); err != nil {
+	r := testReport(t)
+	_, r.Tail = testTail(t) // the tail's section and figure too
+	if err := Write(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "screenshot.png")

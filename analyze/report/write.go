@@ -38,6 +38,8 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"pct":     func(v float64) string { return strconv.FormatFloat(100*v, 'f', -1, 64) + "%" },
 	"ci":      ci,
 	"svg":     func(f Figure) (template.HTML, error) { return inlineSVG(f) },
+	"share":   shareText,
+	"effect":  func(v float64) string { return fmt.Sprintf("%+.2f", v) },
 }).Parse(pageTemplate))
 
 // Write makes dir (and its parents) if needed and writes dir/index.html and
@@ -100,7 +102,11 @@ type namedFigure struct {
 	of  string
 }
 
-// allFigures lists the figures of the metrics, then of the history.
+// FigureCount is the number of figures the report draws.
+func (r *Report) FigureCount() int { return len(allFigures(r)) }
+
+// allFigures lists the figures of the metrics, then of the history, then
+// of the tail's attribution.
 func allFigures(r *Report) []namedFigure {
 	var out []namedFigure
 	for _, m := range r.Metrics {
@@ -112,6 +118,9 @@ func allFigures(r *Report) []namedFigure {
 		for _, f := range r.History.Figures {
 			out = append(out, namedFigure{f, "the history"})
 		}
+	}
+	if r.Tail != nil && r.Tail.Figure != nil {
+		out = append(out, namedFigure{*r.Tail.Figure, "the tail's attribution"})
 	}
 	return out
 }
@@ -175,6 +184,9 @@ func span(a, b time.Time) string {
 	}
 	return b.Sub(a).Round(time.Millisecond).String()
 }
+
+// shareText writes a share as a percentage with one decimal: 96.4%.
+func shareText(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
 
 func ci(lo, hi float64) string {
 	if math.IsNaN(lo) || math.IsNaN(hi) {
