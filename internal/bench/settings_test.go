@@ -16,8 +16,14 @@ func TestParseSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if def.itl != 20*time.Millisecond || def.stagger != 515*time.Millisecond || def.tokens != 50 || def.rounds != 3 ||
-		!slices.Equal(def.levels, []int{1, 50, 200}) {
+		!slices.Equal(def.levels, []int{1, 50, 200}) || def.slow || def.model != fastModel {
 		t.Errorf("defaults = %+v", def)
+	}
+	if s, _ := parseSettings(env(map[string]string{"LLMSTREAM_BENCH_SLOW": "1"})); !s.slow {
+		t.Error("LLMSTREAM_BENCH_SLOW=1 does not add the slow case")
+	}
+	if sl := slowSettings(); sl.model != slowModel || sl.streamLength() != slowPrefill+(slowTokens-1)*slowITL || sl.stagger != sl.streamLength()/2 {
+		t.Errorf("slow settings = %+v", sl)
 	}
 
 	got, err := parseSettings(env(map[string]string{"LLMSTREAM_BENCH_ITL": "5ms", "LLMSTREAM_BENCH_LEVELS": "1, 50"}))
