@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -53,6 +54,7 @@ func (r *recorder) take() []*stream.Record {
 type k6Path struct {
 	bin, module, mockURL, dir string
 	mode                      string
+	nice                      int // k6's priority below the helper's, as xk6-llmstream run sets it
 	rec                       *recorder
 	hs                        *helper.Server
 	rw                        *records.Writer
@@ -66,7 +68,7 @@ const (
 
 // newK6Path returns nil (path c skipped) unless K6_BIN is set and the module
 // is present.
-func newK6Path(b *testing.B, mockURL string, mode string) *k6Path {
+func newK6Path(b *testing.B, mockURL string, mode string, nice int) *k6Path {
 	bin := os.Getenv("K6_BIN")
 	if bin == "" {
 		return nil
@@ -79,7 +81,7 @@ func newK6Path(b *testing.B, mockURL string, mode string) *k6Path {
 		b.Logf("k6 path skipped: %v", err)
 		return nil
 	}
-	k := &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), mode: mode,
+	k := &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), mode: mode, nice: nice,
 		rec: &recorder{inner: stream.NewClient()}}
 	opts := []helper.Option{helper.WithStreamer(k.rec)}
 	if mode == k6Records {
@@ -186,7 +188,13 @@ func (k *k6Path) exec(script, jsonOut string) (self, k6CPU time.Duration, err er
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cpu0 := processCPU()
-	err = cmd.Run()
+	waited, note, err := runner.StartK6(cmd, k.nice)
+	if err == nil {
+		if note != "" {
+			fmt.Println("k6 path:", note)
+		}
+		err = <-waited
+	}
 	self, k6CPU = processCPU()-cpu0, childCPU(cmd.ProcessState)
 	if err != nil {
 		err = fmt.Errorf("k6: %v: %s", err, lastLines(out.String(), 5))
