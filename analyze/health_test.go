@@ -15,12 +15,19 @@ import (
 
 // writeHealthRun writes synthetic k6 JSON with the client-health and
 // cache metrics: per model, n requests with an ITL of itl ms, a client lag
-// of lag(i) ms, zeroEvery-th gap 0, and input/cached tokens.
-func writeHealthRun(t *testing.T, path string, n int, models map[string]func(i int) float64) {
+// of lag(i) ms, every fourth gap 0, and input/cached tokens. The zero gaps
+// are llm_itl_zero_gaps as the module writes it (a Counter, one sample per
+// request: its zero gaps), or with zeroGapRate as it did before (a Rate,
+// one sample per gap).
+func writeHealthRun(t *testing.T, path string, n int, zeroGapRate bool, models map[string]func(i int) float64) {
 	t.Helper()
 	var b bytes.Buffer
+	zeroType := "counter"
+	if zeroGapRate {
+		zeroType = "rate"
+	}
 	for _, d := range []string{`"llm_itl","type":"trend","contains":"time"`, `"llm_client_lag","type":"trend","contains":"time"`,
-		`"llm_itl_zero_gaps","type":"rate","contains":"default"`, `"llm_input_tokens","type":"counter","contains":"default"`,
+		`"llm_itl_zero_gaps","type":"` + zeroType + `","contains":"default"`, `"llm_input_tokens","type":"counter","contains":"default"`,
 		`"llm_cached_input_tokens","type":"counter","contains":"default"`} {
 		name := strings.Split(d, `"`)[1]
 		fmt.Fprintf(&b, `{"type":"Metric","data":{"name":%s},"metric":%q}`+"\n", d, name)
@@ -58,8 +65,14 @@ func writeHealthRun(t *testing.T, path string, n int, models map[string]func(i i
 // cache-hit share per group.
 func TestSummaryClientHealthAndCache(t *testing.T) {
 	t.Parallel()
+	for _, rate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("zero-gap-rate=%v", rate), func(t *testing.T) { testSummaryClientHealth(t, rate) })
+	}
+}
+
+func testSummaryClientHealth(t *testing.T, zeroGapRate bool) {
 	path := filepath.Join(t.TempDir(), "health.json")
-	writeHealthRun(t, path, 400, map[string]func(int) float64{
+	writeHealthRun(t, path, 400, zeroGapRate, map[string]func(int) float64{
 		"a": func(i int) float64 { return 0.05 + 0.0001*float64(i%100) }, // healthy: p99 < 0.07 ms
 		"b": func(i int) float64 { return 0.2 + 0.01*float64(i%100) },    // p99 ≈ 1.19 ms > 1 ms
 	})
@@ -68,7 +81,7 @@ func TestSummaryClientHealthAndCache(t *testing.T) {
 		t.Fatalf("health %+v, cache %+v", s.Health, s.CacheHits)
 	}
 	a, b := s.Health[0], s.Health[1]
-	if a.Label != "model=a" || a.Limited || *a.ZeroGapShare != 0.25 || *a.ITLP50 != 20 || *a.LagP99 > 0.07 || a.LagCount != 400 {
+	if a.Label != "model=a" || a.Limited || *a.ZeroGapShare != 0.25 || a.Gaps != 400 || *a.ITLP50 != 20 || *a.LagP99 > 0.07 || a.LagCount != 400 {
 		t.Errorf("model=a: %+v", a)
 	}
 	if !b.Limited || *b.LagP99 <= 1 || !strings.Contains(b.Warning, "results are limited by the load generator") {
@@ -95,7 +108,7 @@ func TestReportClientHealthAndCache(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "health.json")
-	writeHealthRun(t, path, 400, map[string]func(int) float64{
+	writeHealthRun(t, path, 400, false, map[string]func(int) float64{
 		"a": func(int) float64 { return 0.05 },
 		"b": func(i int) float64 { return 0.2 + 0.01*float64(i%100) },
 	})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -39,6 +40,9 @@ Flags:
                        (loopback and the host of LLM_BASE_URL are allowed)
   --records FILE       the helper writes one record per request to FILE
                        (JSON Lines, .gz compresses; see docs/records.md)
+  --k6-nice N          run k6 N steps of CPU priority below the helper (0-19,
+                       default 10; 0: the same), so that k6's own CPU does not
+                       delay the helper's timestamps (Linux)
   --verbose            log every stream the helper runs
 `
 
@@ -48,6 +52,7 @@ type runFlags struct {
 	mockProfile string
 	allow       []string
 	records     string
+	k6Nice      int
 	verbose     bool
 	help        bool
 }
@@ -56,7 +61,7 @@ type runFlags struct {
 // the rest, which goes to "k6 run". Flags may be written -flag or --flag, and
 // values as "--flag value" or "--flag=value"; "--" ends the runner's flags.
 func parseRunArgs(args []string) (runFlags, []string, error) {
-	var f runFlags
+	f := runFlags{k6Nice: runner.DefaultK6Nice}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -105,6 +110,19 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 				return f, nil, err
 			}
 			f.records = v
+		case "k6-nice":
+			v, err := takeValue()
+			if err != nil {
+				return f, nil, err
+			}
+			n, err := strconv.Atoi(v)
+			if err == nil {
+				err = runner.CheckK6Nice(n)
+			}
+			if err != nil {
+				return f, nil, usagef("flag --k6-nice %q: want a whole number from 0 to %d", v, runner.MaxK6Nice)
+			}
+			f.k6Nice = n
 		case "allow":
 			v, err := takeValue()
 			if err != nil {
@@ -158,6 +176,7 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		Signals:     signals,
 		Verbose:     f.verbose,
 		Records:     f.records,
+		K6Nice:      f.k6Nice,
 	})
 	if err != nil {
 		return err

@@ -20,24 +20,31 @@ import (
 )
 
 func TestParseRunArgs(t *testing.T) {
+	// def is f with the default k6 nice, which every row but the --k6-nice ones has.
+	def := func(f runFlags) runFlags { f.k6Nice = runner.DefaultK6Nice; return f }
 	for _, tt := range []struct {
 		args    []string
 		want    runFlags
 		k6      []string
 		wantErr string
 	}{
-		{[]string{"s.js"}, runFlags{}, []string{"s.js"}, ""},
-		{[]string{"--mock", "s.js", "--vus", "2"}, runFlags{mock: true}, []string{"s.js", "--vus", "2"}, ""},
-		{[]string{"-mock=false", "s.js"}, runFlags{}, []string{"s.js"}, ""},
+		{[]string{"s.js"}, def(runFlags{}), []string{"s.js"}, ""},
+		{[]string{"--mock", "s.js", "--vus", "2"}, def(runFlags{mock: true}), []string{"s.js", "--vus", "2"}, ""},
+		{[]string{"-mock=false", "s.js"}, def(runFlags{}), []string{"s.js"}, ""},
 		{[]string{"--mock-profile", "p.json", "--allow=a.example,b.example", "--allow", "c.example", "--verbose", "s.js", "--mock"},
-			runFlags{mockProfile: "p.json", allow: []string{"a.example,b.example", "c.example"}, verbose: true}, []string{"s.js", "--mock"}, ""},
+			def(runFlags{mockProfile: "p.json", allow: []string{"a.example,b.example", "c.example"}, verbose: true}), []string{"s.js", "--mock"}, ""},
 		// A k6 flag before the script: it and the rest go to k6.
-		{[]string{"--mock", "--vus", "10", "s.js"}, runFlags{mock: true}, []string{"--vus", "10", "s.js"}, ""},
-		{[]string{"--", "--mock", "s.js"}, runFlags{}, []string{"--mock", "s.js"}, ""},
-		{[]string{"-", "--vus", "1"}, runFlags{}, []string{"-", "--vus", "1"}, ""},
-		{[]string{"--mock-profile"}, runFlags{}, nil, "--mock-profile needs a value"},
-		{[]string{"--mock=maybe", "s.js"}, runFlags{}, nil, `"maybe"`},
-		{[]string{"--help"}, runFlags{help: true}, nil, ""},
+		{[]string{"--mock", "--vus", "10", "s.js"}, def(runFlags{mock: true}), []string{"--vus", "10", "s.js"}, ""},
+		{[]string{"--", "--mock", "s.js"}, def(runFlags{}), []string{"--mock", "s.js"}, ""},
+		{[]string{"-", "--vus", "1"}, def(runFlags{}), []string{"-", "--vus", "1"}, ""},
+		{[]string{"--mock-profile"}, def(runFlags{}), nil, "--mock-profile needs a value"},
+		{[]string{"--mock=maybe", "s.js"}, def(runFlags{}), nil, `"maybe"`},
+		{[]string{"--help"}, def(runFlags{help: true}), nil, ""},
+		{[]string{"--k6-nice", "0", "s.js"}, runFlags{}, []string{"s.js"}, ""},
+		{[]string{"--k6-nice=19", "s.js"}, runFlags{k6Nice: 19}, []string{"s.js"}, ""},
+		{[]string{"--k6-nice", "20", "s.js"}, runFlags{}, nil, `--k6-nice "20": want a whole number from 0 to 19`},
+		{[]string{"--k6-nice=-1", "s.js"}, runFlags{}, nil, `--k6-nice "-1"`},
+		{[]string{"--k6-nice", "x", "s.js"}, runFlags{}, nil, `--k6-nice "x"`},
 	} {
 		f, k6, err := parseRunArgs(tt.args)
 		if tt.wantErr != "" {

@@ -89,7 +89,7 @@ const mServerPrefill = new Trend(METRICS.serverPrefill, true);
 const mServerTPOT = new Trend(METRICS.serverTPOT, true);
 const mCachedInputTokens = new Counter(METRICS.cachedInputTokens);
 const mClientLag = new Trend(METRICS.clientLag, true);
-const mZeroGaps = new Rate(METRICS.itlZeroGaps);
+const mZeroGaps = new Counter(METRICS.itlZeroGaps); // one sample per request, not per gap
 const mCost = new Counter(METRICS.cost); // sampled only by Clients with prices
 // The stages of TTFT, sampled only by Clients with stages: true.
 const mStages = [
@@ -412,26 +412,26 @@ export class Client {
       error: r.errorKind,
       token_source: r.tokenSource,
     });
-    const restore = setMetadata(req.id, req.entryID);
-    try {
-      if (r.ttft !== null) mTTFT.add(r.ttft, tags);
-      if (r.ttftAnswer !== null) mTTFTAnswer.add(r.ttftAnswer, tags);
-      if (r.tpot !== null && r.ok && r.outputTokens >= 2) mTPOT.add(r.tpot, tags);
-      if (r.e2e !== null) mE2E.add(r.e2e, tags);
-      this._recordITL(r, tags);
-      mOutputTokens.add(r.outputTokens, tags);
-      mInputTokens.add(r.inputTokens, tags);
-      recordServer(r, tags);
-      if (this.stages) recordStages(r.raw, tags);
-      mFailed.add(r.ok ? 0 : 1, tags);
-      const lag = msOrNull(r.raw, 'client_lag_ms');
-      if (lag !== null) mClientLag.add(lag, tags);
-      if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
-      if (r.cost !== null) mCost.add(r.cost, tags);
-      if (r.outputLengthMismatch) mMismatch.add(1, tags);
-    } finally {
-      restore();
-    }
+    withMetadata(req.id, req.entryID, () => this._addSamples(r, tags));
+  }
+
+  // Adds the request's samples (with its metadata set).
+  _addSamples(r, tags) {
+    if (r.ttft !== null) mTTFT.add(r.ttft, tags);
+    if (r.ttftAnswer !== null) mTTFTAnswer.add(r.ttftAnswer, tags);
+    if (r.tpot !== null && r.ok && r.outputTokens >= 2) mTPOT.add(r.tpot, tags);
+    if (r.e2e !== null) mE2E.add(r.e2e, tags);
+    this._recordITL(r, tags);
+    mOutputTokens.add(r.outputTokens, tags);
+    mInputTokens.add(r.inputTokens, tags);
+    recordServer(r, tags);
+    if (this.stages) recordStages(r.raw, tags);
+    mFailed.add(r.ok ? 0 : 1, tags);
+    const lag = msOrNull(r.raw, 'client_lag_ms');
+    if (lag !== null) mClientLag.add(lag, tags);
+    if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
+    if (r.cost !== null) mCost.add(r.cost, tags);
+    if (r.outputLengthMismatch) mMismatch.add(1, tags);
   }
 
   // With fixedOutputTokens, sets the dialect's knobs so that the server
@@ -458,11 +458,16 @@ export class Client {
   // tokens (itl_tokens) counts as k samples of gap/k, so the ITL distribution is
   // per token either way. With itl: fraction, a deterministic accumulator keeps
   // that share of the samples (every 1/f-th), not a random one.
+  // The zero gaps among the samples kept are one llm_itl_zero_gaps sample per
+  // request, 0 included (a Counter: a sample per gap would double k6's
+  // per-token cost).
   _recordITL(r, tags) {
     const mode = this.itl.mode;
     if (mode === 'off' || mode === 'records') return;
     const gaps = r.itl;
     const toks = r.itlTokens;
+    const thin = mode === 'fraction';
+    let zeros = 0;
     for (let i = 0; i < gaps.length; i++) {
       const gap = gaps[i];
       if (typeof gap !== 'number' || !isFinite(gap)) continue;
@@ -470,15 +475,16 @@ export class Client {
       if (!(k >= 1)) k = 1;
       const v = gap / k;
       for (let j = 0; j < k; j++) {
-        if (mode === 'fraction') {
+        if (thin) {
           this._itlAcc += this.itl.fraction;
           if (this._itlAcc < 1 - 1e-9) continue;
           this._itlAcc -= 1;
         }
         mITL.add(v, tags);
-        mZeroGaps.add(gap === 0 ? 1 : 0, tags);
+        if (gap === 0) zeros++;
       }
     }
+    mZeroGaps.add(zeros, tags);
   }
 }
 
@@ -834,42 +840,55 @@ function truncate(s, n) {
   return s.length <= n ? s : s.slice(0, n) + '…';
 }
 
+// The VU's id, read once per VU: every exec.vu access builds a new object in
+// k6, which costs more than the rest of a request's bookkeeping.
+let cachedVUID = null;
 function vuID() {
+  if (cachedVUID !== null) return cachedVUID;
+  let id = '0';
   try {
-    return String(exec.vu.idInTest);
+    id = String(exec.vu.idInTest);
   } catch (e) {
-    return '0';
+    return id; // outside a VU
   }
+  if (id !== '0') cachedVUID = id;
+  return id;
 }
 
-// Sets the request's metadata (request id, dataset entry id) on the VU and
-// returns the function that restores what was there before.
-function setMetadata(requestID, entryID) {
+// Runs fn with the request's metadata (request id, dataset entry id) set on
+// the VU, and puts back what was there before.
+function withMetadata(requestID, entryID, fn) {
   const meta = metadataObject();
-  if (meta === null) return () => {};
-  const keys = [REQUEST_ID_METADATA];
-  const vals = [requestID];
-  if (entryID) {
-    keys.push(ENTRY_ID_METADATA);
-    vals.push(entryID);
+  if (meta === null) return fn();
+  const prevID = meta[REQUEST_ID_METADATA];
+  const prevEntry = entryID ? meta[ENTRY_ID_METADATA] : undefined;
+  meta[REQUEST_ID_METADATA] = requestID;
+  if (entryID) meta[ENTRY_ID_METADATA] = entryID;
+  try {
+    return fn();
+  } finally {
+    putBack(meta, REQUEST_ID_METADATA, prevID);
+    if (entryID) putBack(meta, ENTRY_ID_METADATA, prevEntry);
   }
-  const prev = keys.map((k) => (Object.prototype.hasOwnProperty.call(meta, k) ? { v: meta[k] } : null));
-  keys.forEach((k, i) => { meta[k] = vals[i]; });
-  return () => {
-    keys.forEach((k, i) => {
-      if (prev[i] !== null) meta[k] = prev[i].v;
-      else delete meta[k];
-    });
-  };
 }
 
+function putBack(meta, key, prev) {
+  if (prev === undefined || prev === null) delete meta[key];
+  else meta[key] = prev;
+}
+
+// The VU's metadata object, looked up once per VU (see vuID).
+let cachedMetadata;
 function metadataObject() {
+  if (cachedMetadata !== undefined) return cachedMetadata;
+  let m = null;
   try {
-    const m = exec.vu.metrics.metadata;
-    return m && typeof m === 'object' ? m : null;
+    m = exec.vu.metrics.metadata;
   } catch (e) {
-    return null;
+    return null; // outside a VU
   }
+  cachedMetadata = m && typeof m === 'object' ? m : null;
+  return cachedMetadata;
 }
 
 // ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import (
 // llmstream.js and the helper emit them.
 const (
 	ClientLagMetric   = "llm_client_lag"          // Trend, ms: how late the client path itself was
-	ZeroGapsMetric    = "llm_itl_zero_gaps"       // Rate: ITL gaps that were exactly 0 (events of one read)
+	ZeroGapsMetric    = "llm_itl_zero_gaps"       // Counter: ITL gaps that were exactly 0 (events of one read); earlier releases wrote a Rate, one sample per gap
 	ITLMetric         = "llm_itl"                 // Trend, ms
 	InputTokensMetric = "llm_input_tokens"        // Counter
 	CachedInputMetric = "llm_cached_input_tokens" // Counter: the input tokens served from the cache
@@ -55,15 +55,25 @@ func (rep *Summary) clientHealth(d *model.Data) {
 			h.LagP99 = F64(p(s, 99))
 		}
 	}
+	zeros := map[string]float64{} // the Counter form's zero gaps, by group
 	for _, s := range d.Series(ZeroGapsMetric) {
-		if s.Rate != nil && s.Count() > 0 {
+		switch {
+		case s.Counter != nil:
+			get(s)
+			zeros[s.Group.Key] = s.Counter.Sum
+		case s.Rate != nil && s.Count() > 0: // the Rate form: the share itself
 			h := get(s)
 			h.ZeroGapShare, h.Gaps = F64(s.Rate.Value()), s.Count()
 		}
 	}
 	for _, s := range d.Series(ITLMetric) {
-		if h := groups[s.Group.Key]; h != nil && s.Trend != nil && s.Count() > 0 {
-			h.ITLP50 = F64(p(s, 50))
+		h := groups[s.Group.Key]
+		if h == nil || s.Trend == nil || s.Count() == 0 {
+			continue
+		}
+		h.ITLP50 = F64(p(s, 50))
+		if h.ZeroGapShare == nil { // the Counter form, or no zero gap at all
+			h.ZeroGapShare, h.Gaps = F64(zeros[s.Group.Key]/float64(s.Count())), s.Count()
 		}
 	}
 	for _, k := range order {
@@ -117,7 +127,9 @@ type Health struct {
 	// LagP99 is k6's p(99) of llm_client_lag (ms), over LagCount samples.
 	LagP99   *float64 `json:"lag_p99"`
 	LagCount int64    `json:"lag_count"`
-	// ZeroGapShare is llm_itl_zero_gaps' rate, over Gaps gaps.
+	// ZeroGapShare is the share of the Gaps llm_itl gaps that were exactly 0:
+	// llm_itl_zero_gaps' sum over llm_itl's count (or, in files written
+	// before it became a Counter, its rate).
 	ZeroGapShare *float64 `json:"zero_gap_share"`
 	Gaps         int64    `json:"gaps"`
 	// ITLP50 is the group's llm_itl p(50) (ms), when it was read.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 )
 
 // The mock's schedule for the side-by-side runs and for the slow streams.
@@ -32,6 +33,7 @@ const (
 	slowITL      = 500 * time.Millisecond
 	slowTokens   = 10
 	slowStreams  = 2000
+	slowPerVU    = 10 // the k6 paths' slow case: slowStreams/slowPerVU VUs of asyncChat streams
 	fastModel    = "bench-fast"
 	slowModel    = "bench-slow"
 	mockChildEnv = "LLMSTREAM_BENCH_MOCK_CHILD"
@@ -39,6 +41,7 @@ const (
 
 // settings are the benchmark's knobs (environment variables, see doc.go).
 type settings struct {
+	model   string // the mock's model: its schedule
 	prefill time.Duration
 	itl     time.Duration
 	tokens  int
@@ -47,6 +50,19 @@ type settings struct {
 	// stagger is the window over which each round's stream starts are spread
 	// (StaggerOffset); 0 starts every slot at once.
 	stagger time.Duration
+	// slow adds the slow case at the end (LLMSTREAM_BENCH_SLOW=1).
+	slow bool
+	// k6Nice is k6's priority below the helper's (LLMSTREAM_BENCH_K6_NICE;
+	// default runner.DefaultK6Nice, as xk6-llmstream run sets it).
+	k6Nice int
+}
+
+// slowSettings are the slow case's: slowStreams streams of slowTokens tokens
+// slowITL apart, one measured request per slot, starts spread over half a stream.
+func slowSettings() settings {
+	s := settings{model: slowModel, prefill: slowPrefill, itl: slowITL, tokens: slowTokens, rounds: 1, levels: []int{slowStreams}}
+	s.stagger = s.streamLength() / 2
+	return s
 }
 
 // streamLength is the mock's schedule from request to the last text event.
@@ -64,7 +80,19 @@ func loadSettings(tb testing.TB) settings {
 
 // parseSettings reads the knobs through getenv (os.Getenv in the benchmark).
 func parseSettings(getenv func(string) string) (settings, error) {
-	s := settings{prefill: benchPrefill, itl: 20 * time.Millisecond, tokens: 50, rounds: 3, levels: []int{1, 50, 200}}
+	s := settings{model: fastModel, prefill: benchPrefill, itl: 20 * time.Millisecond, tokens: 50, rounds: 3, levels: []int{1, 50, 200}}
+	s.slow = getenv("LLMSTREAM_BENCH_SLOW") == "1"
+	s.k6Nice = runner.DefaultK6Nice
+	if v := getenv("LLMSTREAM_BENCH_K6_NICE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err == nil {
+			err = runner.CheckK6Nice(n)
+		}
+		if err != nil {
+			return s, fmt.Errorf("LLMSTREAM_BENCH_K6_NICE=%q: want 0 to %d", v, runner.MaxK6Nice)
+		}
+		s.k6Nice = n
+	}
 	if v := getenv("LLMSTREAM_BENCH_ITL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -204,7 +232,16 @@ type result struct {
 	tokens    int
 	wall      time.Duration
 	cpu       time.Duration
+	steadyCPU time.Duration // k6 paths: cpu less k6's start-up and warm-up (0: cpu)
 	cpuDetail string
+}
+
+// steady is the CPU the measured requests cost.
+func (r *result) steady() time.Duration {
+	if r.steadyCPU > 0 {
+		return r.steadyCPU
+	}
+	return r.cpu
 }
 
 func (r *result) addError(msg string) {
@@ -285,7 +322,7 @@ func newClient(conns int) *http.Client {
 
 // bareStreamer is path (a): the bare client straight to the mock.
 func bareStreamer(r *result, c *http.Client, mockURL string, s settings) streamer {
-	body := chatBody(fastModel, s.tokens)
+	body := chatBody(s.model, s.tokens)
 	var mu sync.Mutex
 	return func(record bool) {
 		buf := make([]byte, 32<<10)
@@ -327,7 +364,7 @@ func (r *result) addAnswer(a *helper.Answer, err error, s settings) {
 func helperStreamer(r *result, c *http.Client, helperURL, mockURL string, s settings) streamer {
 	req, _ := json.Marshal(map[string]any{
 		"url": mockURL + "/v1/chat/completions", "api": "openai-chat",
-		"body": json.RawMessage(chatBody(fastModel, s.tokens)), "keep_timeline": true,
+		"body": json.RawMessage(chatBody(s.model, s.tokens)), "keep_timeline": true,
 	})
 	var mu sync.Mutex
 	return func(record bool) {
@@ -351,10 +388,11 @@ func helperStreamer(r *result, c *http.Client, helperURL, mockURL string, s sett
 }
 
 // BenchmarkDeliveryLag runs paths a and b (and c with K6_BIN) side by side at
-// each concurrency level and prints the tables. Rounds of a and b alternate
-// (one request per slot each, starts staggered alike), so that whatever else
-// the machine does weighs on both alike; the k6 path runs its rounds in one
-// k6 run afterwards, with the same start offsets.
+// each concurrency level (and the slow case with LLMSTREAM_BENCH_SLOW=1) and
+// prints the tables. Rounds of a and b alternate (one request per slot each,
+// starts staggered alike), so that whatever else the machine does weighs on
+// both alike; the k6 path runs its rounds in one k6 run afterwards, with the
+// same start offsets.
 func BenchmarkDeliveryLag(b *testing.B) {
 	s := loadSettings(b)
 	mock := startMockProc(b, s.itl)
@@ -366,56 +404,67 @@ func BenchmarkDeliveryLag(b *testing.B) {
 	defer hs.Shutdown(context.Background())
 	var k6s []*k6Path
 	for _, mode := range []string{k6All, k6Records} {
-		if k := newK6Path(b, mock.url, s, mode); k != nil {
+		if k := newK6Path(b, mock.url, mode, s.k6Nice); k != nil {
 			k6s = append(k6s, k)
 			defer k.close()
 		}
 	}
-
 	var all []*result
 	for _, n := range s.levels {
 		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
-			bare := &result{path: "bare", streams: n, cpuDetail: "client"}
-			viaHelper := &result{path: "helper", streams: n, cpuDetail: "load generator + helper"}
-			bc, hc := newClient(n), newClient(n)
-			defer bc.CloseIdleConnections()
-			defer hc.CloseIdleConnections()
-			paths := []struct {
-				r  *result
-				fn streamer
-			}{
-				{bare, bareStreamer(bare, bc, mock.url, s)},
-				{viaHelper, helperStreamer(viaHelper, hc, hs.URL(), mock.url, s)},
-			}
-			for _, p := range paths { // warm-up: connections, not measured
-				round(n, s.stagger, func() { p.fn(false) })
-			}
-			runtime.GC()
-			for range s.rounds {
-				for _, p := range paths {
-					wall, cpu := round(n, s.stagger, func() { p.fn(true) })
-					p.r.wall += wall
-					p.r.cpu += cpu
-				}
-			}
-			level := []*result{bare, viaHelper}
-			for _, k := range k6s {
-				level = append(level, k.run(b, n))
-			}
-			for _, r := range level {
-				report(b, r)
-			}
-			for _, r := range level[1:] {
-				for _, ph := range []Phase{PhaseAll, PhaseMid} {
-					if bl := Summarize(bare.lag[ph]); bl.P99 > 0 {
-						b.ReportMetric(float64(Summarize(r.lag[ph]).P99)/float64(bl.P99), fmt.Sprintf("%s/bare-%s-p99", r.path, ph))
-					}
-				}
-			}
-			all = append(all, level...)
+			all = append(all, runLevel(b, n, 1, s, mock.url, hs.URL(), k6s)...)
+		})
+	}
+	if s.slow {
+		slow := slowSettings()
+		b.Run(fmt.Sprintf("slow-streams=%d", slowStreams), func(b *testing.B) {
+			all = append(all, runLevel(b, slowStreams, slowPerVU, slow, mock.url, hs.URL(), k6s)...)
 		})
 	}
 	printTables(os.Stdout, s, all, len(k6s) == 0)
+}
+
+// runLevel runs n streams at once on every path: bare and helper in
+// alternating rounds, then each k6 path with n/perVU VUs of perVU streams.
+func runLevel(b *testing.B, n, perVU int, s settings, mockURL, helperURL string, k6s []*k6Path) []*result {
+	bare := &result{path: "bare", streams: n, cpuDetail: "client"}
+	viaHelper := &result{path: "helper", streams: n, cpuDetail: "load generator + helper"}
+	bc, hc := newClient(n), newClient(n)
+	defer bc.CloseIdleConnections()
+	defer hc.CloseIdleConnections()
+	paths := []struct {
+		r  *result
+		fn streamer
+	}{
+		{bare, bareStreamer(bare, bc, mockURL, s)},
+		{viaHelper, helperStreamer(viaHelper, hc, helperURL, mockURL, s)},
+	}
+	for _, p := range paths { // warm-up: connections, not measured
+		round(n, s.stagger, func() { p.fn(false) })
+	}
+	runtime.GC()
+	for range s.rounds {
+		for _, p := range paths {
+			wall, cpu := round(n, s.stagger, func() { p.fn(true) })
+			p.r.wall += wall
+			p.r.cpu += cpu
+		}
+	}
+	level := []*result{bare, viaHelper}
+	for _, k := range k6s {
+		level = append(level, k.run(b, k6Load{vus: n / perVU, perVU: perVU, s: s}))
+	}
+	for _, r := range level {
+		report(b, r)
+	}
+	for _, r := range level[1:] {
+		for _, ph := range []Phase{PhaseAll, PhaseMid} {
+			if bl := Summarize(bare.lag[ph]); bl.P99 > 0 {
+				b.ReportMetric(float64(Summarize(r.lag[ph]).P99)/float64(bl.P99), fmt.Sprintf("%s/bare-%s-p99", r.path, ph))
+			}
+		}
+	}
+	return level
 }
 
 func report(b *testing.B, r *result) {
@@ -448,20 +497,27 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 	}
 	fmt.Fprintf(w, "\nDelivery lag = client read time − mock write stamp (x_mock_ts_ns). Mock (child process): prefill %v, ITL %v, %d tokens/stream, no jitter; %d measured requests per stream slot after 1 warm-up; bare and helper rounds alternate; %s.\n",
 		benchPrefill, s.itl, s.tokens, s.rounds, starts)
-	fmt.Fprintf(w, "Percentiles interpolate at rank p·(n−1) as k6 does; p99.9 is shown from n ≥ %d. CPU is this process's (client side; the mock runs apart), plus k6's own for the k6 path. \"starts in 1 ms\" is the most measured streams a path started within any 1 ms. GOMAXPROCS=%d.\n\n", MinNForP999, runtime.GOMAXPROCS(0))
+	if s.slow {
+		sl := slowSettings()
+		fmt.Fprintf(w, "The slow case (%d streams): prefill %v, %d tokens %v apart, %d measured request per slot after 1 warm-up, starts spread over %v; the k6 paths run %d VUs of %d asyncChat streams each.\n",
+			slowStreams, sl.prefill, sl.tokens, sl.itl, sl.rounds, sl.stagger, slowStreams/slowPerVU, slowPerVU)
+	}
+	fmt.Fprintf(w, "k6 runs %d steps of CPU priority (nice) below the helper, as xk6-llmstream run starts it (LLMSTREAM_BENCH_K6_NICE).\n", s.k6Nice)
+	fmt.Fprintf(w, "Percentiles interpolate at rank p·(n−1) as k6 does; p99.9 is shown from n ≥ %d. CPU is this process's (client side; the mock runs apart), plus k6's own for the k6 path; \"steady\" leaves out k6's start-up and warm-up (the CPU of a second k6 run of the warm-up alone), which a long test amortises. \"starts in 1 ms\" is the most measured streams a path started within any 1 ms. GOMAXPROCS=%d.\n\n", MinNForP999, runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "streams\tpath\trequests\terrors\tlag p50 / p99 / p99.9 / max ms (n events)\tTTFT err p50 / p99 / max ms\tITL err p50 / p99 / max ms\ttokens/s\tCPU s\tCPU µs/token\tCPU = \tstarts in 1 ms\t")
+	fmt.Fprintln(tw, "streams\tpath\trequests\terrors\tlag p50 / p99 / p99.9 / max ms (n events)\tTTFT err p50 / p99 / max ms\tITL err p50 / p99 / max ms\ttokens/s\tCPU s\tCPU µs/token\tsteady µs/token\tCPU = \tstarts in 1 ms\t")
 	for _, r := range all {
-		perTok, tps := 0.0, 0.0
+		perTok, steadyTok, tps := 0.0, 0.0, 0.0
 		if r.tokens > 0 {
 			perTok = float64(r.cpu.Microseconds()) / float64(r.tokens)
+			steadyTok = float64(r.steady().Microseconds()) / float64(r.tokens)
 		}
 		if r.wall > 0 {
 			tps = float64(r.tokens) / r.wall.Seconds()
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.2f\t%.1f\t%s\t%d\t\n",
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.2f\t%.1f\t%.1f\t%s\t%d\t\n",
 			r.streams, r.path, r.requests, r.errors, Summarize(r.lag[PhaseAll]).Tail(), Summarize(r.ttftErr), Summarize(r.itlErr),
-			tps, r.cpu.Seconds(), perTok, r.cpuDetail, MaxStartsWithin(r.starts, time.Millisecond))
+			tps, r.cpu.Seconds(), perTok, steadyTok, r.cpuDetail, MaxStartsWithin(r.starts, time.Millisecond))
 	}
 	tw.Flush()
 
@@ -516,13 +572,29 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 			}
 			ba, ra := Summarize(bare.lag[PhaseAll]), Summarize(r.lag[PhaseAll])
 			bm, rm := Summarize(bare.lag[PhaseMid]), Summarize(r.lag[PhaseMid])
-			fmt.Fprintf(w, "%d streams: %s/bare lag p99 ratio: all %.2f (%s vs %s ms), mid-stream %.2f (%s vs %s ms); all p50 ratio %.2f; CPU ratio %.2f\n",
-				n, p, ratio(ra.P99, ba.P99), ms(ra.P99), ms(ba.P99), ratio(rm.P99, bm.P99), ms(rm.P99), ms(bm.P99), ratio(ra.P50, ba.P50), ratio(r.cpu, bare.cpu))
+			fmt.Fprintf(w, "%d streams: %s/bare lag p99 ratio: all %.2f (%s vs %s ms), mid-stream %.2f (%s vs %s ms); all p50 ratio %.2f; CPU per token ratio %.2f, steady %.2f\n",
+				n, p, ratio(ra.P99, ba.P99), ms(ra.P99), ms(ba.P99), ratio(rm.P99, bm.P99), ms(rm.P99), ms(bm.P99), ratio(ra.P50, ba.P50),
+				fratio(perToken(r.cpu, r), perToken(bare.cpu, bare)), fratio(perToken(r.steady(), r), perToken(bare.steady(), bare)))
 		}
 	}
 	if noK6 {
 		fmt.Fprintln(w, "(k6 path skipped: set K6_BIN to a k6 binary to run llmstream.js through real k6 side by side)")
 	}
+}
+
+// perToken is cpu per measured token of r, in µs.
+func perToken(cpu time.Duration, r *result) float64 {
+	if r.tokens == 0 {
+		return 0
+	}
+	return float64(cpu.Microseconds()) / float64(r.tokens)
+}
+
+func fratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
 }
 
 func ratio(a, b time.Duration) float64 {

@@ -12,9 +12,13 @@
 //	            and --out json, what analyze reads from k6 alone) and
 //	            k6-records (itl: 'records', the helper writing --records);
 //
-// at 1, 50 and 200 concurrent streams, plus 2,000 concurrent slow streams
-// through the helper. The mock runs in a child process (this test binary,
-// re-executed), so the CPU time reported is the client side's alone.
+// at 1, 50 and 200 concurrent streams, and with LLMSTREAM_BENCH_SLOW=1 the
+// slow case: 2,000 concurrent slow streams on every path (the k6 paths as
+// 200 VUs of 10 asyncChat streams). BenchmarkSlowStreams also runs the
+// 2,000 slow streams through the helper alone, with its memory. The mock runs
+// in a child process (this test binary, re-executed), so the CPU time
+// reported is the client side's alone. For the k6 paths a second k6 run of
+// the warm-up alone measures k6's start-up, which the "steady" CPU leaves out.
 //
 // Stream starts are staggered: slot i of n starts i·W/n after its round
 // begins (StaggerOffset), W half a stream's length by default (515 ms), the
@@ -38,5 +42,7 @@
 // Environment: K6_BIN (enables path c), LLMSTREAM_BENCH_ITL (default 20ms),
 // LLMSTREAM_BENCH_TOKENS (default 50), LLMSTREAM_BENCH_ROUNDS (requests per
 // stream slot, default 3), LLMSTREAM_BENCH_LEVELS (default "1,50,200"),
-// LLMSTREAM_BENCH_STAGGER (start window, default half a stream, 0 = lockstep).
+// LLMSTREAM_BENCH_STAGGER (start window, default half a stream, 0 = lockstep),
+// LLMSTREAM_BENCH_SLOW=1 (add the slow case), LLMSTREAM_BENCH_K6_NICE (k6's
+// priority below the helper's, default that of xk6-llmstream run).
 package bench

@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -53,7 +54,7 @@ func (r *recorder) take() []*stream.Record {
 type k6Path struct {
 	bin, module, mockURL, dir string
 	mode                      string
-	s                         settings
+	nice                      int // k6's priority below the helper's, as xk6-llmstream run sets it
 	rec                       *recorder
 	hs                        *helper.Server
 	rw                        *records.Writer
@@ -67,7 +68,7 @@ const (
 
 // newK6Path returns nil (path c skipped) unless K6_BIN is set and the module
 // is present.
-func newK6Path(b *testing.B, mockURL string, s settings, mode string) *k6Path {
+func newK6Path(b *testing.B, mockURL string, mode string, nice int) *k6Path {
 	bin := os.Getenv("K6_BIN")
 	if bin == "" {
 		return nil
@@ -80,7 +81,7 @@ func newK6Path(b *testing.B, mockURL string, s settings, mode string) *k6Path {
 		b.Logf("k6 path skipped: %v", err)
 		return nil
 	}
-	k := &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), s: s, mode: mode,
+	k := &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), mode: mode, nice: nice,
 		rec: &recorder{inner: stream.NewClient()}}
 	opts := []helper.Option{helper.WithStreamer(k.rec)}
 	if mode == k6Records {
@@ -108,34 +109,54 @@ func (k *k6Path) close() {
 
 // k6Script is the k6 path's script. Each VU sleeps its start offset (the
 // benchmark's StaggerOffset, in seconds) once, before its first (warm-up)
-// request; its later requests follow back to back, so the stagger carries on.
+// iteration; its later iterations follow back to back, so the stagger carries
+// on. An iteration runs PER_VU streams at once (asyncChat), one stream per
+// VU being the plain chat() of a closed-loop test.
 const k6Script = `import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { Client } from '%s';
 
 const offsets = %s;
+const perVU = %d;
 
 export const options = {
   scenarios: { bench: { executor: 'per-vu-iterations', vus: %d, iterations: %d, maxDuration: '30m' } },
 };
 
-const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: 1, itl: '%s' });
+const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: perVU, itl: '%s' });
+const params = { messages: [{ role: 'user', content: 'Explain TTFT in one sentence.' }], max_tokens: %d };
 
-export default function () {
+function failed(r) {
+  if (!r.ok && !r.warmup) console.error('request failed: ' + JSON.stringify(r.error));
+}
+
+export default async function () {
   if (exec.vu.iterationInScenario === 0) {
     const off = offsets[(exec.vu.idInTest - 1) %% offsets.length];
     if (off > 0) sleep(off);
   }
-  const r = llm.chat({ messages: [{ role: 'user', content: 'Explain TTFT in one sentence.' }], max_tokens: %d });
-  if (!r.ok && !r.warmup) console.error('request failed: ' + JSON.stringify(r.error));
+  if (perVU === 1) {
+    failed(llm.chat(params));
+    return;
+  }
+  const rs = await Promise.all(Array.from({ length: perVU }, () => llm.asyncChat(params)));
+  rs.forEach(failed);
 }
 `
 
-func (k *k6Path) run(b *testing.B, n int) *result {
-	r := &result{path: k.mode, streams: n, cpuDetail: "helper + k6 (child)"}
-	script := filepath.Join(k.dir, fmt.Sprintf("bench-%d.js", n))
-	offs := StaggerOffsets(n, k.s.stagger)
-	secs := make([]float64, n)
+// k6Load is what one k6 run does: vus VUs, each running perVU streams at
+// once per iteration, the first iteration a warm-up, then s.rounds measured.
+type k6Load struct {
+	vus, perVU int
+	s          settings
+}
+
+func (l k6Load) streams() int { return l.vus * l.perVU }
+
+// script writes the k6 script of l with iterations per VU and returns its path.
+func (k *k6Path) script(b *testing.B, l k6Load, iterations int, name string) string {
+	offs := StaggerOffsets(l.vus, l.s.stagger)
+	secs := make([]float64, l.vus)
 	for i, o := range offs {
 		secs[i] = o.Seconds()
 	}
@@ -147,37 +168,83 @@ func (k *k6Path) run(b *testing.B, n int) *result {
 	if k.mode == k6Records {
 		itl = "records"
 	}
-	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, n, k.s.rounds+1, fastModel, itl, k.s.tokens)
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, l.perVU, l.vus, iterations, l.s.model, itl, l.s.tokens)
+	path := filepath.Join(k.dir, name+".js")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
+	return path
+}
+
+// exec runs k6 on script and returns the CPU time of the helper (this
+// process) and of k6, and k6's error with its last lines.
+func (k *k6Path) exec(script, jsonOut string) (self, k6CPU time.Duration, err error) {
 	args := []string{"run", "--quiet", "--no-color"}
-	if k.mode == k6All {
-		args = append(args, "--out", "json="+filepath.Join(k.dir, fmt.Sprintf("out-%d.json", n)))
+	if jsonOut != "" {
+		args = append(args, "--out", "json="+jsonOut)
 	}
 	cmd := exec.Command(k.bin, append(args, script)...)
 	cmd.Env = append(os.Environ(), "LLM_BASE_URL="+k.mockURL, "LLMSTREAM_HELPER="+k.hs.URL(), "LLMSTREAM_HELPER_TOKEN=")
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
-	k.rec.take()
 	cpu0 := processCPU()
-	err = cmd.Run()
-	self := processCPU() - cpu0
-	k6CPU := childCPU(cmd.ProcessState)
+	waited, note, err := runner.StartK6(cmd, k.nice)
+	if err == nil {
+		if note != "" {
+			fmt.Println("k6 path:", note)
+		}
+		err = <-waited
+	}
+	self, k6CPU = processCPU()-cpu0, childCPU(cmd.ProcessState)
+	if err != nil {
+		err = fmt.Errorf("k6: %v: %s", err, lastLines(out.String(), 5))
+	}
+	return self, k6CPU, err
+}
+
+// run runs l's warm-up and measured iterations in one k6 run, and then, to
+// tell the steady cost from k6's start-up, the warm-up alone: the difference
+// of the two runs' CPU is what the measured requests cost (r.steadyCPU).
+func (k *k6Path) run(b *testing.B, l k6Load) *result {
+	n := l.streams()
+	r := &result{path: k.mode, streams: n}
+	jsonOut := ""
+	if k.mode == k6All {
+		jsonOut = filepath.Join(k.dir, fmt.Sprintf("out-%d.json", n))
+	}
+	k.rec.take()
+	self, k6CPU, err := k.exec(k.script(b, l, l.s.rounds+1, fmt.Sprintf("bench-%d", n)), jsonOut)
 	r.cpu = self + k6CPU
 	r.cpuDetail = fmt.Sprintf("helper %.2f s + k6 %.2f s", self.Seconds(), k6CPU.Seconds())
 	if err != nil {
-		r.addError(fmt.Sprintf("k6: %v: %s", err, lastLines(out.String(), 5)))
+		r.addError(err.Error())
 	}
-	recs := k.rec.take()
+	k.addRecords(r, k.rec.take(), n, l.s)
+	// The warm-up alone: k6's start-up, the VUs' first requests and the
+	// JSON output's opening, as in the run above.
+	startupOut := ""
+	if jsonOut != "" {
+		startupOut = strings.TrimSuffix(jsonOut, ".json") + "-startup.json"
+	}
+	bself, bk6, err := k.exec(k.script(b, l, 1, fmt.Sprintf("startup-%d", n)), startupOut)
+	k.rec.take()
+	if err != nil {
+		r.addError("start-up run: " + err.Error())
+	}
+	r.steadyCPU = r.cpu - bself - bk6
+	return r
+}
+
+// addRecords adds the measured requests of a k6 run (all but each VU's
+// warm-up streams, which start first) to r.
+func (k *k6Path) addRecords(r *result, recs []*stream.Record, n int, s settings) {
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Start.Before(recs[j].Start) })
 	if len(recs) < n {
 		r.addError(fmt.Sprintf("only %d requests reached the helper", len(recs)))
-		return r
+		return
 	}
-	measured := recs[n:] // each VU's first request is its warm-up, and they all start first
 	var first, last time.Time
-	for _, rec := range measured {
+	for _, rec := range recs[n:] {
 		r.requests++
 		if rec.Err != nil {
 			r.addError(string(rec.Err.Kind) + ": " + rec.Err.Message)
@@ -187,7 +254,7 @@ func (k *k6Path) run(b *testing.B, n int) *result {
 		for i, e := range rec.Timeline {
 			events[i] = Event{At: e.At, ServerNS: e.ServerNS, Text: e.Text}
 		}
-		r.addStream(rec.Start.UnixNano(), events, k.s)
+		r.addStream(rec.Start.UnixNano(), events, s)
 		if first.IsZero() || rec.Start.Before(first) {
 			first = rec.Start
 		}
@@ -196,7 +263,6 @@ func (k *k6Path) run(b *testing.B, n int) *result {
 		}
 	}
 	r.wall = last.Sub(first)
-	return r
 }
 
 func lastLines(s string, n int) string {

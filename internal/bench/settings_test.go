@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"slices"
 	"strings"
 	"testing"
@@ -16,8 +17,14 @@ func TestParseSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if def.itl != 20*time.Millisecond || def.stagger != 515*time.Millisecond || def.tokens != 50 || def.rounds != 3 ||
-		!slices.Equal(def.levels, []int{1, 50, 200}) {
+		!slices.Equal(def.levels, []int{1, 50, 200}) || def.slow || def.model != fastModel || def.k6Nice != runner.DefaultK6Nice {
 		t.Errorf("defaults = %+v", def)
+	}
+	if s, _ := parseSettings(env(map[string]string{"LLMSTREAM_BENCH_SLOW": "1"})); !s.slow {
+		t.Error("LLMSTREAM_BENCH_SLOW=1 does not add the slow case")
+	}
+	if sl := slowSettings(); sl.model != slowModel || sl.streamLength() != slowPrefill+(slowTokens-1)*slowITL || sl.stagger != sl.streamLength()/2 {
+		t.Errorf("slow settings = %+v", sl)
 	}
 
 	got, err := parseSettings(env(map[string]string{"LLMSTREAM_BENCH_ITL": "5ms", "LLMSTREAM_BENCH_LEVELS": "1, 50"}))
@@ -47,6 +54,7 @@ func TestParseSettings(t *testing.T) {
 		{map[string]string{"LLMSTREAM_BENCH_TOKENS": "1", "LLMSTREAM_BENCH_STAGGER": "51ms"}, "longer than a stream (50ms"},
 		{map[string]string{"LLMSTREAM_BENCH_ITL": "0s"}, `LLMSTREAM_BENCH_ITL="0s"`},
 		{map[string]string{"LLMSTREAM_BENCH_ROUNDS": "0"}, `LLMSTREAM_BENCH_ROUNDS="0"`},
+		{map[string]string{"LLMSTREAM_BENCH_K6_NICE": "20"}, `LLMSTREAM_BENCH_K6_NICE="20"`},
 		{map[string]string{"LLMSTREAM_BENCH_TOKENS": "x"}, `LLMSTREAM_BENCH_TOKENS="x"`},
 		{map[string]string{"LLMSTREAM_BENCH_LEVELS": "1,,2"}, `LLMSTREAM_BENCH_LEVELS="1,,2"`},
 	} {

@@ -15,18 +15,21 @@ func TestPrintTables(t *testing.T) {
 	stream := func(first, mid, final time.Duration) []Event {
 		return []Event{ev(first, false, true), ev(first, true, true), ev(mid, true, true), ev(final, true, true), ev(final, false, true)}
 	}
-	bare := &result{path: "bare", streams: 2, requests: 2, wall: time.Second, cpu: time.Second}
-	viaHelper := &result{path: "helper", streams: 2, requests: 2, wall: time.Second, cpu: 2 * time.Second}
+	bare := &result{path: "bare", streams: 2, requests: 2, tokens: 100, wall: time.Second, cpu: time.Second}
+	viaHelper := &result{path: "helper", streams: 2, requests: 2, tokens: 100, wall: time.Second, cpu: 2 * time.Second}
+	k6 := &result{path: k6Records, streams: 2, requests: 2, tokens: 100, wall: time.Second, cpu: 4 * time.Second, steadyCPU: 3 * time.Second}
 	for range 2 {
 		bare.lag.Add(0, stream(100*µs, 100*µs, 100*µs))
 		viaHelper.lag.Add(0, stream(900*µs, 150*µs, 900*µs))
+		k6.lag.Add(0, stream(200*µs, 200*µs, 200*µs))
 	}
 	var out strings.Builder
-	printTables(&out, s, []*result{bare, viaHelper}, true)
+	printTables(&out, s, []*result{bare, viaHelper, k6}, true)
 	text := out.String()
 	for _, want := range []string{
 		"staggered; LLMSTREAM_BENCH_STAGGER=0 for lockstep",
-		"2 streams: helper/bare lag p99 ratio: all 9.00 (0.900 vs 0.100 ms), mid-stream 1.50 (0.150 vs 0.100 ms); all p50 ratio 9.00; CPU ratio 2.00",
+		"2 streams: helper/bare lag p99 ratio: all 9.00 (0.900 vs 0.100 ms), mid-stream 1.50 (0.150 vs 0.100 ms); all p50 ratio 9.00; CPU per token ratio 2.00, steady 2.00",
+		"2 streams: k6-records/bare lag p99 ratio: all 2.00 (0.200 vs 0.100 ms), mid-stream 2.00 (0.200 vs 0.100 ms); all p50 ratio 2.00; CPU per token ratio 4.00, steady 3.00",
 		"(k6 path skipped",
 	} {
 		if !strings.Contains(text, want) {
@@ -36,9 +39,9 @@ func TestPrintTables(t *testing.T) {
 	// One row per phase, the bare and helper cells side by side (compared
 	// field by field: the padding is the tabwriter's).
 	rows := map[string]string{
-		"first": "0.100 / 0.100 / - / 0.100 (2) 0.900 / 0.900 / - / 0.900 (2)",
-		"mid":   "0.100 / 0.100 / - / 0.100 (2) 0.150 / 0.150 / - / 0.150 (2)",
-		"final": "0.100 / 0.100 / - / 0.100 (4) 0.900 / 0.900 / - / 0.900 (4)",
+		"first": "0.100 / 0.100 / - / 0.100 (2) 0.900 / 0.900 / - / 0.900 (2) 0.200 / 0.200 / - / 0.200 (2)",
+		"mid":   "0.100 / 0.100 / - / 0.100 (2) 0.150 / 0.150 / - / 0.150 (2) 0.200 / 0.200 / - / 0.200 (2)",
+		"final": "0.100 / 0.100 / - / 0.100 (4) 0.900 / 0.900 / - / 0.900 (4) 0.200 / 0.200 / - / 0.200 (4)",
 	}
 	for phase, cells := range rows {
 		found := false
@@ -59,7 +62,13 @@ func TestPrintTables(t *testing.T) {
 	out.Reset()
 	s.stagger = 0
 	printTables(&out, s, []*result{bare}, false)
-	if !strings.Contains(out.String(), "lockstep") || strings.Contains(out.String(), "ratio") {
+	if !strings.Contains(out.String(), "lockstep") || strings.Contains(out.String(), "ratio") || strings.Contains(out.String(), "slow case") {
 		t.Errorf("lockstep, bare only:\n%s", out.String())
+	}
+	out.Reset()
+	s.slow = true
+	printTables(&out, s, []*result{bare}, false)
+	if !strings.Contains(out.String(), "The slow case (2000 streams): prefill 200ms, 10 tokens 500ms apart") || !strings.Contains(out.String(), "200 VUs of 10 asyncChat streams") {
+		t.Errorf("slow case not described:\n%s", out.String())
 	}
 }

@@ -215,7 +215,9 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 // stream runs the upstream request, counted as active while it runs. It ends
 // when the caller goes away or when the helper cancels its streams at shutdown.
 func (h *Handler) stream(r *http.Request, p *parsed) *stream.Record {
-	h.active.Add(1)
+	if h.active.Add(1) == 1 {
+		h.canary.wake()
+	}
 	defer h.active.Add(-1)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()

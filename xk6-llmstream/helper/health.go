@@ -23,12 +23,14 @@ const CanaryInterval = 2 * time.Millisecond
 const canaryRing = 8192
 
 // canary measures scheduling lateness. tick is called by one goroutine only
-// (run); mark and maxSince may be called by any.
+// (run); mark, maxSince and wake may be called by any. While no stream runs,
+// run sleeps until wake: an idle helper costs no CPU.
 type canary struct {
 	interval time.Duration
 	now      func() time.Time
 	sleep    func(time.Duration)
-	busy     func() bool // streams are running: samples then count in lag
+	busy     func() bool   // streams are running: samples then count in lag
+	woken    chan struct{} // a stream started (buffered: a wake is never lost)
 
 	ticks atomic.Int64
 	ring  [canaryRing]atomic.Int64 // lateness (ns) of tick i at i % canaryRing
@@ -36,7 +38,15 @@ type canary struct {
 }
 
 func newCanary(busy func() bool) *canary {
-	return &canary{interval: CanaryInterval, now: time.Now, sleep: time.Sleep, busy: busy}
+	return &canary{interval: CanaryInterval, now: time.Now, sleep: time.Sleep, busy: busy, woken: make(chan struct{}, 1)}
+}
+
+// wake tells an idle canary that a stream started.
+func (c *canary) wake() {
+	select {
+	case c.woken <- struct{}{}:
+	default:
+	}
 }
 
 // tick sleeps one interval and records how late it woke up.
@@ -52,9 +62,17 @@ func (c *canary) tick() {
 	}
 }
 
-// run ticks until stop is closed.
+// run ticks while streams run, and waits for wake while none does, until
+// stop is closed.
 func (c *canary) run(stop <-chan struct{}) {
 	for {
+		if !c.busy() {
+			select {
+			case <-stop:
+				return
+			case <-c.woken:
+			}
+		}
 		select {
 		case <-stop:
 			return

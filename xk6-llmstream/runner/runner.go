@@ -61,6 +61,10 @@ type Config struct {
 	// Records is a file the helper writes per-request records to
 	// (docs/records.md); empty writes none.
 	Records string
+	// K6Nice lowers k6's CPU priority below the runner's (and so the
+	// helper's) by that many nice steps, 0 to MaxK6Nice; 0 leaves it equal.
+	// The command line's default is DefaultK6Nice (see there why).
+	K6Nice int
 	// HelperOptions are added to the helper's options (tests, benchmarks).
 	HelperOptions []helper.Option
 	// OnMock, when set, is told the mock's base URL once it listens.
@@ -86,6 +90,9 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		fmt.Fprintf(stderr, "xk6-llmstream: "+format+"\n", args...)
 	}
 
+	if err := CheckK6Nice(cfg.K6Nice); err != nil {
+		return 0, err
+	}
 	k6, err := FindK6(env)
 	if err != nil {
 		return 0, err
@@ -154,11 +161,13 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 
 	cmd := k6Command(k6, cfg, env)
 	say("running %s run …", k6)
-	if err := cmd.Start(); err != nil {
+	waitErr, note, err := StartK6(cmd, cfg.K6Nice)
+	if err != nil {
 		return 0, fmt.Errorf("starting k6 (%s): %w", k6, err)
 	}
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- cmd.Wait() }()
+	if note != "" {
+		say("warning: %s", note)
+	}
 
 	code, err := supervise(ctx, cmd, waitErr, cfg.Signals, say)
 	if err != nil {

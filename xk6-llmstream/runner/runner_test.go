@@ -40,6 +40,7 @@ type fakeRecord struct {
 	Env     map[string]string `json:"env"`
 	Probes  []probeResult     `json:"probes"`
 	Signals []string          `json:"signals"`
+	Pid     int               `json:"pid"`
 }
 
 type probeResult struct {
@@ -49,7 +50,7 @@ type probeResult struct {
 }
 
 func fakeK6() int {
-	rec := fakeRecord{Args: os.Args[1:], Env: map[string]string{}}
+	rec := fakeRecord{Args: os.Args[1:], Env: map[string]string{}, Pid: os.Getpid()}
 	for _, k := range []string{HelperEnv, HelperTokenEnv, BaseURLEnv, "LLM_API_KEY", "KEEP_ME"} {
 		if v, ok := os.LookupEnv(k); ok {
 			rec.Env[k] = v
@@ -114,6 +115,24 @@ func fakeK6() int {
 	}
 	save()
 	return code
+}
+
+// niceOf reads the nice value from a /proc stat file (-100 when it cannot).
+func niceOf(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return -100
+	}
+	// The fields after the command name (in parentheses): nice is the 19th field of the line.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 17 {
+		return -100
+	}
+	n, err := strconv.Atoi(f[16])
+	if err != nil {
+		return -100
+	}
+	return n
 }
 
 // fakeEnv is an environment that runs this binary as k6.
