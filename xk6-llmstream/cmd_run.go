@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
 
 const runUsage = `usage: xk6-llmstream run [flags] script.js [k6 run flags...]
@@ -39,6 +40,10 @@ Flags:
                        (loopback and the host of LLM_BASE_URL are allowed)
   --records FILE       the helper writes one record per request to FILE
                        (JSON Lines, .gz compresses; see docs/records.md)
+  --scrape URL         stamp each record with the server's queue depth and
+                       running requests from this Prometheus /metrics URL
+                       (http or https), or "mock" for the run's own mock,
+                       scraped every 250ms; needs --records
   --verbose            log every stream the helper runs
 `
 
@@ -48,6 +53,7 @@ type runFlags struct {
 	mockProfile string
 	allow       []string
 	records     string
+	scrape      string
 	verbose     bool
 	help        bool
 }
@@ -99,12 +105,16 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 				return f, nil, err
 			}
 			f.mockProfile = v
-		case "records":
+		case "records", "scrape":
 			v, err := takeValue()
 			if err != nil {
 				return f, nil, err
 			}
-			f.records = v
+			if name == "records" {
+				f.records = v
+			} else {
+				f.scrape = v
+			}
 		case "allow":
 			v, err := takeValue()
 			if err != nil {
@@ -146,6 +156,9 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if _, err := helper.ParseAllowList(f.allow...); err != nil {
 		return usagef("--allow: %v", err)
 	}
+	if err := checkRunScrape(f); err != nil {
+		return err
+	}
 	code, err := runner.Run(ctx, runner.Config{
 		Args:        k6Args,
 		Mock:        f.mock,
@@ -158,12 +171,28 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		Signals:     signals,
 		Verbose:     f.verbose,
 		Records:     f.records,
+		Scrape:      f.scrape,
 	})
 	if err != nil {
 		return err
 	}
 	if code != 0 {
 		return exitCodeError{code}
+	}
+	return nil
+}
+
+// checkRunScrape checks --scrape before anything starts ("mock" is checked
+// by the runner, which knows whether it starts one).
+func checkRunScrape(f runFlags) error {
+	switch {
+	case f.scrape == "" || f.scrape == serverstats.Mock && f.records != "":
+		return nil
+	case f.records == "":
+		return usagef("--scrape needs --records: it stamps each record with the server's queue depth")
+	}
+	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

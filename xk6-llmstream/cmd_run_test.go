@@ -38,6 +38,8 @@ func TestParseRunArgs(t *testing.T) {
 		{[]string{"--mock-profile"}, runFlags{}, nil, "--mock-profile needs a value"},
 		{[]string{"--mock=maybe", "s.js"}, runFlags{}, nil, `"maybe"`},
 		{[]string{"--help"}, runFlags{help: true}, nil, ""},
+		{[]string{"--records", "r.jsonl", "--scrape=mock", "s.js"}, runFlags{records: "r.jsonl", scrape: "mock"}, []string{"s.js"}, ""},
+		{[]string{"--scrape"}, runFlags{}, nil, "--scrape needs a value"},
 	} {
 		f, k6, err := parseRunArgs(tt.args)
 		if tt.wantErr != "" {
@@ -60,6 +62,16 @@ func TestRunCommandUsage(t *testing.T) {
 	stderr.Reset()
 	if code := realMain([]string{"run", "--allow", "*", "s.js"}, nil, &stdout, &stderr); code != exitUsage {
 		t.Errorf("run --allow '*': exit %d, %q", code, stderr.String())
+	}
+	for args, want := range map[string]string{
+		"--scrape mock s.js": "--scrape needs --records",
+		"--records r.jsonl --scrape ftp://127.0.0.1/metrics s.js": `--scrape: scheme "ftp"`,
+		"--records r.jsonl --scrape 127.0.0.1:9/metrics s.js":     "--scrape: not a URL",
+	} {
+		stderr.Reset()
+		if code := realMain(append([]string{"run"}, strings.Fields(args)...), nil, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), want) {
+			t.Errorf("run %s: exit %d, %q; want a usage error with %q", args, code, stderr.String(), want)
+		}
 	}
 	stderr.Reset()
 	if code := realMain([]string{"run", "-h"}, nil, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "--mock-profile") {

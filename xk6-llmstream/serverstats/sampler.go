@@ -19,9 +19,9 @@ const Mock = "mock"
 const DefaultInterval = 250 * time.Millisecond
 
 // CheckURL checks a scrape URL given as the input named flag: an absolute
-// http or https URL with a host and without user info (credentials would end
-// up in logs). The error names the flag and never repeats the URL, which may
-// hold a secret; nothing is resolved.
+// http or https URL with a host, without user info or query (a secret in
+// them would end up in logs). The error names the flag and never repeats
+// the URL; nothing is resolved.
 func CheckURL(flag, raw string) error {
 	u, err := url.Parse(raw)
 	switch {
@@ -33,6 +33,8 @@ func CheckURL(flag, raw string) error {
 		return fmt.Errorf("%s: the URL has no host (want http(s)://host:port/metrics)", flag)
 	case u.User != nil:
 		return fmt.Errorf("%s: the URL carries user info: credentials are not accepted in a scrape URL", flag)
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("%s: the URL carries a query or fragment: a scrape URL takes none (a secret in it would reach the logs)", flag)
 	}
 	return nil
 }
@@ -62,7 +64,8 @@ type SamplerStats struct {
 
 // StartSampler scrapes rawURL (checked with CheckURL first) at once and then
 // every interval (0 or less: DefaultInterval), each scrape bounded by the
-// interval (at least 1 s), until Stop.
+// interval (at least 1 s), until Stop. Its errors (in SamplerStats) may
+// hold the URL, which CheckURL keeps free of credentials.
 func StartSampler(rawURL string, interval time.Duration) (*Sampler, error) {
 	if err := CheckURL("scrape URL", rawURL); err != nil {
 		return nil, err
@@ -88,8 +91,11 @@ func (s *Sampler) Latest() *Sample {
 }
 
 // Stop ends the scraping, waits for a scrape in progress and returns the
-// counts. It is safe to call more than once.
+// counts. It is safe to call more than once, and on a nil Sampler.
 func (s *Sampler) Stop() SamplerStats {
+	if s == nil {
+		return SamplerStats{}
+	}
 	s.stopped.Do(func() {
 		s.cancel()
 		<-s.done

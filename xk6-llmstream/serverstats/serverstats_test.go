@@ -67,6 +67,7 @@ func TestCheckURL(t *testing.T) {
 		"http://user:s3cret@127.0.0.1/metrics": "user info",
 		"http://127.0.0.1:8000/%zz":            "not a URL",
 		"mock":                                 `scheme ""`,
+		"http://127.0.0.1/metrics?key=s3cret":  "query",
 	} {
 		err := CheckURL("--scrape", raw)
 		if err == nil || !strings.HasPrefix(err.Error(), "--scrape: ") || !strings.Contains(err.Error(), want) {
