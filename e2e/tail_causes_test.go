@@ -492,3 +492,53 @@ func readCauseRecords(t *testing.T, path string, su causeSetup) []attribution.Re
 	}
 	return reqs
 }
+
+// TestTailServerQueueDepthFromRecords: records whose slow requests started
+// while the scraped server queue was long (and at the same in-flight count
+// as the others: the queue came from load this client did not send) are
+// attributed to server_queue_depth; records without server_waiting leave
+// the attribute out.
+func TestTailServerQueueDepthFromRecords(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 18))
+	build := func(scraped bool) []attribution.Request {
+		var reqs []attribution.Request
+		for i := range 400 {
+			slow := i%10 == 0
+			ttft := int64(4e6 + rng.IntN(1e6))
+			waiting := float64(rng.IntN(2))
+			if slow {
+				ttft += 30e6
+				waiting = float64(6 + rng.IntN(4))
+			}
+			r := records.Record{V: records.Version, Status: 200, StartNS: int64(i) * 10e6, E2ENS: ttft + 2e6,
+				TTFTNS: &ttft, Stages: &records.Stages{FirstEventNS: ttft - 2e6, FirstTokenNS: 2e6}, InputTokens: 8}
+			if scraped {
+				r.ServerWaiting = &waiting
+			}
+			q, ok := attribution.FromRecord(&r)
+			if !ok {
+				t.Fatalf("record %d not converted", i)
+			}
+			reqs = append(reqs, q)
+		}
+		return reqs
+	}
+	o := attribution.DefaultOptions()
+	o.Tail = 90
+	res, err := attribution.Analyze(build(true), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if apart := res.Apart(); len(apart) == 0 || apart[0].Name != attribution.AttrServerQueue || apart[0].Effect < 0.9 {
+		t.Errorf("first attribute %s; want %s\n%s", firstAttr(apart), attribution.AttrServerQueue, strings.Join(res.Findings, "\n"))
+	}
+	if res, err = attribution.Analyze(build(false), o); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Attributes {
+		if a.Name == attribution.AttrServerQueue {
+			t.Errorf("without server_waiting the attribute is still there: %+v", a)
+		}
+	}
+}
