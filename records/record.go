@@ -99,6 +99,14 @@ type Record struct {
 
 	// Server is the server's own account of its time (ollama, llama.cpp).
 	Server *Server `json:"server,omitempty"`
+
+	// ServerWaiting and ServerRunning are the server's requests waiting
+	// (queued) and running as its Prometheus /metrics said in the latest
+	// scrape before the request started (the helper's --scrape); absent
+	// when nothing was scraped, the latest scrape failed, or the server
+	// exports no such metric.
+	ServerWaiting *float64 `json:"server_waiting,omitempty"`
+	ServerRunning *float64 `json:"server_running,omitempty"`
 }
 
 // Error is a failed request's error kind and (redacted) message.

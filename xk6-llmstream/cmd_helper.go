@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
 
 // helperTokenEnv names the environment variable holding the helper's bearer
@@ -57,6 +58,8 @@ type helperFlags struct {
 	records     string
 	verbose     bool
 	grace       time.Duration
+	scrape      string
+	scrapeEvery time.Duration
 }
 
 func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
@@ -77,6 +80,8 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&f.maxLine, "max-line", "longest upstream SSE line `size` (0: the engine's default)")
 	fs.DurationVar(&f.grace, "grace", helperShutdownGrace, "after SIGINT/SIGTERM, how long running streams may finish before they are canceled (and answered as canceled)")
 	fs.StringVar(&f.records, "records", "", "write one record per request to `file` (JSON Lines; .gz compresses; docs/records.md)")
+	fs.StringVar(&f.scrape, "scrape", "", "stamp each record with the server's queue depth and running requests from this Prometheus /metrics `URL` (http or https; needs --records)")
+	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, helperUsage)
@@ -140,6 +145,17 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithMaxLineBytes(int(f.maxLine)),
 		helper.WithLogger(logger),
 	}
+	sampler, err := helperSampler(&f)
+	if err != nil {
+		return err
+	}
+	if sampler != nil {
+		opts = append(opts, helper.WithServerSampler(sampler))
+		defer func() {
+			st := sampler.Stop()
+			logger.Info("scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError)
+		}()
+	}
 	var rw *records.Writer
 	if f.records != "" {
 		if rw, err = helper.CreateRecords(f.records); err != nil {
@@ -179,6 +195,25 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("helper stopped: %w", serveErr)
 	}
 	return shutErr
+}
+
+// helperSampler checks --scrape and --scrape-interval and starts the
+// sampler of --scrape (nil without it).
+func helperSampler(f *helperFlags) (*serverstats.Sampler, error) {
+	switch {
+	case f.scrape == "":
+		return nil, nil
+	case f.records == "":
+		return nil, usagef("--scrape needs --records: it stamps each record with the server's queue depth")
+	case f.scrapeEvery <= 0:
+		return nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
+	case f.scrape == serverstats.Mock:
+		return nil, usagef("--scrape mock: the helper starts no mock; give the server's /metrics URL (xk6-llmstream run --scrape mock scrapes the mock it starts)")
+	}
+	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
+		return nil, usageError{err}
+	}
+	return serverstats.StartSampler(f.scrape, f.scrapeEvery)
 }
 
 // byteSize is a flag.Value for sizes in bytes: "4194304", "4MiB", "512KiB",

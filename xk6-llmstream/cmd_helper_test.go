@@ -7,10 +7,16 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
 // testKey is an API key that must never appear in any output.
@@ -218,5 +224,76 @@ func TestParseByteSize(t *testing.T) {
 	var s byteSize = 4 << 20
 	if s.String() != "4MiB" {
 		t.Errorf("String() = %q", s.String())
+	}
+}
+
+// TestHelperCommandScrapeErrors: each bad --scrape or --scrape-interval is a
+// usage error naming the flag and what is wrong, before anything starts.
+func TestHelperCommandScrapeErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scrape", "http://127.0.0.1:1/metrics"}, "--scrape needs --records"},
+		{[]string{"--records", "r.jsonl", "--scrape", "mock"}, "--scrape mock: the helper starts no mock"},
+		{[]string{"--records", "r.jsonl", "--scrape", "ftp://127.0.0.1/metrics"}, `--scrape: scheme "ftp"`},
+		{[]string{"--records", "r.jsonl", "--scrape", "http://u:" + testKey + "@127.0.0.1/metrics"}, "--scrape: the URL carries user info"},
+		{[]string{"--records", "r.jsonl", "--scrape", "http://127.0.0.1/metrics", "--scrape-interval", "0s"}, "--scrape-interval must be positive"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := serveHelper(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, tt.args...), &stdout, &stderr)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want a usage error with %q", tt.args, err, tt.want)
+		} else if strings.Contains(err.Error(), testKey) {
+			t.Errorf("%q: the error repeats the URL's credentials: %v", tt.args, err)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%q: the helper started (stdout %q)", tt.args, stdout.String())
+		}
+	}
+}
+
+// TestHelperCommandScrape: with --scrape the records carry the mock's queue
+// depth and running requests (0 and 0 for an idle mock: present, not
+// absent), and the last log line counts the scrapes.
+func TestHelperCommandScrape(t *testing.T) {
+	m, err := mockllm.New(mockllm.Config{Default: mockllm.ModelConfig{OutputTokens: mockllm.FixedCount(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scraped atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			scraped.Add(1)
+		}
+		m.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	defer m.Close()
+	path := filepath.Join(t.TempDir(), "records.jsonl")
+	url, stderr, stop := startHelperCmd(t, "--addr", "127.0.0.1:0", "--records", path,
+		"--scrape", ts.URL+"/metrics", "--scrape-interval", "1ms")
+	for scraped.Load() < 2 { // the first scrape is in before the request
+		time.Sleep(time.Millisecond)
+	}
+	body := `{"url":"` + ts.URL + `/v1/chat/completions","body":{"messages":[{"role":"user","content":"hi"}]}}`
+	resp, err := http.Post(url+"/v1/stream", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte(`"server_waiting":0,"server_running":0`)) {
+		t.Errorf("the record has no server_waiting/server_running:\n%s", raw)
+	}
+	if !strings.Contains(stderr.String(), "msg=scrapes") || !strings.Contains(stderr.String(), "failed=0 last_error") {
+		t.Errorf("no scrape summary in the logs:\n%s", stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
 
 const runUsage = `usage: xk6-llmstream run [flags] script.js [k6 run flags...]
@@ -43,6 +44,10 @@ Flags:
   --k6-nice N          run k6 N steps of CPU priority below the helper (0-19,
                        default 10; 0: the same), so that k6's own CPU does not
                        delay the helper's timestamps (Linux)
+  --scrape URL         stamp each record with the server's queue depth and
+                       running requests from this Prometheus /metrics URL
+                       (http or https), or "mock" for the run's own mock,
+                       scraped every 250ms; needs --records
   --verbose            log every stream the helper runs
 `
 
@@ -53,6 +58,7 @@ type runFlags struct {
 	allow       []string
 	records     string
 	k6Nice      int
+	scrape      string
 	verbose     bool
 	help        bool
 }
@@ -104,12 +110,16 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 				return f, nil, err
 			}
 			f.mockProfile = v
-		case "records":
+		case "records", "scrape":
 			v, err := takeValue()
 			if err != nil {
 				return f, nil, err
 			}
-			f.records = v
+			if name == "records" {
+				f.records = v
+			} else {
+				f.scrape = v
+			}
 		case "k6-nice":
 			v, err := takeValue()
 			if err != nil {
@@ -164,6 +174,9 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if _, err := helper.ParseAllowList(f.allow...); err != nil {
 		return usagef("--allow: %v", err)
 	}
+	if err := checkRunScrape(f); err != nil {
+		return err
+	}
 	code, err := runner.Run(ctx, runner.Config{
 		Args:        k6Args,
 		Mock:        f.mock,
@@ -177,12 +190,28 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		Verbose:     f.verbose,
 		Records:     f.records,
 		K6Nice:      f.k6Nice,
+		Scrape:      f.scrape,
 	})
 	if err != nil {
 		return err
 	}
 	if code != 0 {
 		return exitCodeError{code}
+	}
+	return nil
+}
+
+// checkRunScrape checks --scrape before anything starts ("mock" is checked
+// by the runner, which knows whether it starts one).
+func checkRunScrape(f runFlags) error {
+	switch {
+	case f.scrape == "" || f.scrape == serverstats.Mock && f.records != "":
+		return nil
+	case f.records == "":
+		return usagef("--scrape needs --records: it stamps each record with the server's queue depth")
+	}
+	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

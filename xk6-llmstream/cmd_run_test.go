@@ -45,6 +45,8 @@ func TestParseRunArgs(t *testing.T) {
 		{[]string{"--k6-nice", "20", "s.js"}, runFlags{}, nil, `--k6-nice "20": want a whole number from 0 to 19`},
 		{[]string{"--k6-nice=-1", "s.js"}, runFlags{}, nil, `--k6-nice "-1"`},
 		{[]string{"--k6-nice", "x", "s.js"}, runFlags{}, nil, `--k6-nice "x"`},
+		{[]string{"--records", "r.jsonl", "--scrape=mock", "s.js"}, def(runFlags{records: "r.jsonl", scrape: "mock"}), []string{"s.js"}, ""},
+		{[]string{"--scrape"}, def(runFlags{}), nil, "--scrape needs a value"},
 	} {
 		f, k6, err := parseRunArgs(tt.args)
 		if tt.wantErr != "" {
@@ -67,6 +69,16 @@ func TestRunCommandUsage(t *testing.T) {
 	stderr.Reset()
 	if code := realMain([]string{"run", "--allow", "*", "s.js"}, nil, &stdout, &stderr); code != exitUsage {
 		t.Errorf("run --allow '*': exit %d, %q", code, stderr.String())
+	}
+	for args, want := range map[string]string{
+		"--scrape mock s.js": "--scrape needs --records",
+		"--records r.jsonl --scrape ftp://127.0.0.1/metrics s.js": `--scrape: scheme "ftp"`,
+		"--records r.jsonl --scrape 127.0.0.1:9/metrics s.js":     "--scrape: not a URL",
+	} {
+		stderr.Reset()
+		if code := realMain(append([]string{"run"}, strings.Fields(args)...), nil, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), want) {
+			t.Errorf("run %s: exit %d, %q; want a usage error with %q", args, code, stderr.String(), want)
+		}
 	}
 	stderr.Reset()
 	if code := realMain([]string{"run", "-h"}, nil, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "--mock-profile") {

@@ -40,6 +40,7 @@ type Request struct {
 	InputTokens    int
 	OutputTokens   int
 	CachedShare    float64 // cached input tokens / input tokens; NaN when unknown
+	ServerWaiting  float64 // the server's queue depth at start, as last scraped; NaN when unknown
 	Model          string
 	Instance       string // the instance_id tag
 	Scenario       string // the scenario tag
@@ -57,8 +58,11 @@ func FromRecord(r *records.Record) (q Request, ok bool) {
 		Stages:  [NumStages]int64{s.ConnectNS, s.SendNS, s.WaitNS, s.FirstEventNS, s.FirstTokenNS},
 		StartNS: r.StartNS, EndNS: r.StartNS + r.E2ENS,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-		CachedShare: math.NaN(),
-		Model:       r.Model, Instance: r.Tags["instance_id"], Scenario: r.Tags["scenario"],
+		CachedShare: math.NaN(), ServerWaiting: math.NaN(),
+		Model: r.Model, Instance: r.Tags["instance_id"], Scenario: r.Tags["scenario"],
+	}
+	if r.ServerWaiting != nil {
+		q.ServerWaiting = *r.ServerWaiting
 	}
 	if r.InputTokens > 0 {
 		q.CachedShare = float64(r.CachedInputTokens) / float64(r.InputTokens)

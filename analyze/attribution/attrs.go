@@ -46,6 +46,10 @@ const (
 	AttrTime       = "time_in_test"
 )
 
+// AttrServerQueue is the server's queue depth at the request's start, as
+// last scraped (records' server_waiting; absent without a scrape).
+const AttrServerQueue = "server_queue_depth"
+
 func attributes(reqs []Request, inTail []bool, tail, body []int, o Options, rng *rand.Rand) []Attribute {
 	conc := concurrency(reqs)
 	num := []struct {
@@ -56,6 +60,7 @@ func attributes(reqs []Request, inTail []bool, tail, body []int, o Options, rng 
 		{AttrOutput, func(i int) float64 { return float64(reqs[i].OutputTokens) }},
 		{AttrCache, func(i int) float64 { return reqs[i].CachedShare }},
 		{AttrConcurrent, func(i int) float64 { return float64(conc[i]) }},
+		{AttrServerQueue, func(i int) float64 { return reqs[i].ServerWaiting }},
 	}
 	sample := bodySample(body, o.BodySample, rng)
 	var out []Attribute

@@ -169,6 +169,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 
 	mark := h.canary.mark()
+	server := h.cfg.sampler.Latest() // the server's load at the start, for the record
 	rec := h.stream(r, p)
 	h.streams.Add(1)
 	if rec == nil { // a Streamer must always return a record; never drop the request
@@ -187,7 +188,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 			"error", kind, "ttft", rec.TTFT, "e2e", rec.E2E, "events", rec.Events)
 	}
 	gone := r.Context().Err() != nil
-	h.record(p, rec, gone)
+	h.record(p, rec, gone, server)
 	if gone {
 		// The k6 side went away; the engine has stopped the upstream request.
 		h.canceled.Add(1)

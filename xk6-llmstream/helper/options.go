@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -55,6 +56,7 @@ type config struct {
 	clockNow        func() time.Time
 	clockSleep      func(time.Duration)
 	records         *records.Writer
+	sampler         *serverstats.Sampler
 }
 
 func newConfig(opts []Option) config {
@@ -128,3 +130,9 @@ func WithClock(now func() time.Time, sleep func(time.Duration)) Option {
 // handler submits each record without blocking; the caller closes w after
 // the server has shut down (Server.Shutdown returns after every request).
 func WithRecords(w *records.Writer) Option { return func(c *config) { c.records = w } }
+
+// WithServerSampler stamps each request's record with the server's queue
+// depth and running requests of s's latest scrape at the request's start
+// (records' server_waiting and server_running): one atomic load per
+// request. The caller starts and stops s.
+func WithServerSampler(s *serverstats.Sampler) Option { return func(c *config) { c.sampler = s } }

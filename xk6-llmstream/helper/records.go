@@ -7,17 +7,19 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/version"
 	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
 // record hands a finished request to the records writer, if any. It never
 // blocks: a full queue drops the record and the writer counts it.
-func (h *Handler) record(p *parsed, rec *stream.Record, unanswered bool) {
+// server is the sampler's latest scrape at the request's start (nil: none).
+func (h *Handler) record(p *parsed, rec *stream.Record, unanswered bool, server *serverstats.Sample) {
 	if h.cfg.records == nil {
 		return
 	}
 	h.cfg.records.Submit(&recordItem{rec: rec, id: p.id, tags: p.tags, warmup: p.warmup,
-		unanswered: unanswered, api: p.req.Dialect, red: p.redactor})
+		unanswered: unanswered, api: p.req.Dialect, red: p.redactor, server: server})
 }
 
 // recordItem is a request waiting for the records writer: the engine's
@@ -31,6 +33,7 @@ type recordItem struct {
 	unanswered bool
 	api        stream.Dialect
 	red        *redact.Redactor
+	server     *serverstats.Sample // never modified once scraped
 }
 
 // Size estimates the memory the waiting item holds.
@@ -45,6 +48,9 @@ func (it *recordItem) AppendRecord(b []byte) []byte {
 	out.ID, out.Warmup, out.Unanswered = it.red.String(it.id), it.warmup, it.unanswered
 	if out.API == "" {
 		out.API = string(it.api)
+	}
+	if it.server != nil {
+		out.ServerWaiting, out.ServerRunning = it.server.Waiting, it.server.Running
 	}
 	if len(it.tags) > 0 {
 		out.Tags = make(map[string]string, len(it.tags))

@@ -1,15 +1,23 @@
 package helper
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
 
 // TestRecordsOfRealStreams streams through a helper that writes records
@@ -105,4 +113,88 @@ func checkRecordMatchesAnswer(t *testing.T, r *records.Record, a *Answer) {
 	if r.OutputTokens != a.OutputTokens || r.API != a.API || r.Status != 200 || r.Error != nil {
 		t.Errorf("record %s: %+v differs from the answer", r.ID, r)
 	}
+}
+
+// TestRecordsServerStats: with a sampler of the mock's /metrics, a request
+// that starts while one stream holds the mock's only slot and another waits
+// is recorded with server_waiting 1 and server_running 1 (the scrape before
+// its start, not its own arrival); without a sampler the fields are absent.
+func TestRecordsServerStats(t *testing.T) {
+	t.Parallel()
+	cfg := fixedMock()
+	cfg.Slots = 1
+	cfg.Models = map[string]mockllm.ModelConfig{
+		"slow": {ITL: mockllm.ITL{Base: time.Hour}},
+		"fast": {ITL: mockllm.ITL{Base: time.Millisecond}, OutputTokens: mockllm.FixedCount(2)},
+	}
+	mock := startMock(t, cfg)
+	sampler, err := serverstats.StartSampler(mock+"/metrics", time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sampler.Stop()
+	var buf bytes.Buffer
+	rw := records.NewWriter(&buf, false, records.Options{})
+	s := startHelper(t, WithRecords(rw), WithServerSampler(sampler))
+	plain := startHelper(t, WithRecords(rw))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 2 { // one holds the slot, one waits
+		wg.Go(func() {
+			body := `{"model":"slow","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, mock+"/v1/chat/completions", strings.NewReader(body))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body) // until the cancel
+				resp.Body.Close()
+			}
+		})
+	}
+	waitServer := func(waiting float64) {
+		for l := sampler.Latest(); l == nil || l.Waiting == nil || *l.Waiting != waiting || *l.Running != 1; l = sampler.Latest() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitServer(1)
+	req := map[string]any{"url": mock + "/v1/chat/completions",
+		"body": map[string]any{"model": "fast", "messages": []any{map[string]any{"role": "user", "content": "hi"}}}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if status, a, raw := streamVia(t, s.URL(), req); status != 200 || !a.OK {
+			t.Errorf("queued request: %d %s", status, raw)
+		}
+	}()
+	waitServer(2) // it waits too now
+	cancel()
+	wg.Wait()
+	<-done
+	if status, _, raw := streamVia(t, plain.URL(), req); status != 200 {
+		t.Fatalf("request without a sampler: %d %s", status, raw)
+	}
+	for _, h := range []*Server{s, plain} {
+		if err := h.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if _, err := records.Scan(&buf, func(r *records.Record) error {
+		got = append(got, fmt.Sprintf("waiting %s running %s", fmtPtr(r.ServerWaiting), fmtPtr(r.ServerRunning)))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"waiting 1 running 1", "waiting - running -"}; !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+}
+
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
 
 // Exit codes k6 uses that the runner explains.
@@ -65,6 +66,11 @@ type Config struct {
 	// helper's) by that many nice steps, 0 to MaxK6Nice; 0 leaves it equal.
 	// The command line's default is DefaultK6Nice (see there why).
 	K6Nice int
+	// Scrape is a Prometheus /metrics URL, or serverstats.Mock for the
+	// mock's own, scraped every serverstats.DefaultInterval so that each
+	// record carries the server's queue depth and running requests at the
+	// request's start; it needs Records. Empty scrapes nothing.
+	Scrape string
 	// HelperOptions are added to the helper's options (tests, benchmarks).
 	HelperOptions []helper.Option
 	// OnMock, when set, is told the mock's base URL once it listens.
@@ -127,21 +133,12 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	opts := helperOptions(cfg, token, allowList, stderr)
-	if cfg.Records != "" {
-		rw, err := helper.CreateRecords(cfg.Records)
-		if err != nil {
-			return 0, err
-		}
-		opts = append(opts, helper.WithRecords(rw))
-		defer func() { // after the helper's shutdown: every record is in
-			msg, err := helper.CloseRecords(rw)
-			if err != nil {
-				say("warning: records %s: %v", cfg.Records, err)
-			}
-			say("records %s: %s", cfg.Records, msg)
-		}()
+	recOpts, closeRecords, err := recordOptions(cfg, mock, say)
+	if err != nil {
+		return 0, err
 	}
+	defer closeRecords() // after the helper's shutdown: every record is in
+	opts := append(helperOptions(cfg, token, allowList, stderr), recOpts...)
 	hs, err := helper.Start(helper.DefaultAddr, opts...)
 	if err != nil {
 		return 0, err
@@ -218,6 +215,71 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 		return false, "", nil, err
 	}
 	return useMock, why, allowList, nil
+}
+
+// recordOptions are the helper's options for cfg.Records and cfg.Scrape,
+// and the function that closes the records file and stops the sampler once
+// the helper has shut down.
+func recordOptions(cfg Config, mock *mockServer, say func(string, ...any)) ([]helper.Option, func(), error) {
+	if cfg.Records == "" {
+		if cfg.Scrape != "" {
+			return nil, nil, fmt.Errorf("--scrape needs --records: it stamps each record with the server's queue depth")
+		}
+		return nil, func() {}, nil
+	}
+	sampler, err := startSampler(cfg.Scrape, mock, say)
+	if err != nil {
+		return nil, nil, err
+	}
+	rw, err := helper.CreateRecords(cfg.Records)
+	if err != nil {
+		sampler.Stop()
+		return nil, nil, err
+	}
+	opts := []helper.Option{helper.WithRecords(rw)}
+	if sampler != nil {
+		opts = append(opts, helper.WithServerSampler(sampler))
+	}
+	return opts, func() {
+		msg, err := helper.CloseRecords(rw)
+		if err != nil {
+			say("warning: records %s: %v", cfg.Records, err)
+		}
+		say("records %s: %s", cfg.Records, msg)
+		if sampler != nil {
+			st := sampler.Stop()
+			say("scrapes: %d ok, %d failed%s", st.Scrapes, st.Errors, lastError(st.LastError))
+		}
+	}, nil
+}
+
+// startSampler scrapes the URL of --scrape (serverstats.Mock: the run's
+// mock); nil without one.
+func startSampler(scrape string, mock *mockServer, say func(string, ...any)) (*serverstats.Sampler, error) {
+	url := scrape
+	switch {
+	case scrape == "":
+		return nil, nil
+	case scrape == serverstats.Mock && mock == nil:
+		return nil, fmt.Errorf("--scrape mock: this run starts no mock (%s is set, without --mock or --mock-profile); give the server's /metrics URL", BaseURLEnv)
+	case scrape == serverstats.Mock:
+		url = mock.url + "/metrics"
+	}
+	if err := serverstats.CheckURL("--scrape", url); err != nil {
+		return nil, err
+	}
+	s, err := serverstats.StartSampler(url, serverstats.DefaultInterval)
+	if err == nil {
+		say("scraping %s every %v: each record carries the server's queue depth (server_waiting) and running requests", url, serverstats.DefaultInterval)
+	}
+	return s, err
+}
+
+func lastError(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return " (last: " + msg + ")"
 }
 
 // helperOptions are the helper's options for one run: its token and

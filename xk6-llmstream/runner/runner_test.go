@@ -425,6 +425,11 @@ func TestRunErrors(t *testing.T) {
 		{"bad LLM_BASE_URL", setEnv(env, BaseURLEnv, "ftp://x?key="+testKey), Config{}, []string{BaseURLEnv, "ftp://x"}},
 		{"missing profile", env, Config{MockProfile: filepath.Join(t.TempDir(), "nope.json")}, []string{"nope.json"}},
 		{"bad allow", env, Config{Allow: []string{"*"}}, []string{`"*"`}},
+		{"scrape without records", env, Config{Scrape: "mock"}, []string{"--scrape needs --records"}},
+		{"scrape mock without a mock", setEnv(env, BaseURLEnv, "http://127.0.0.1:1/v1"),
+			Config{Records: filepath.Join(t.TempDir(), "r.jsonl"), Scrape: "mock"}, []string{"--scrape mock", "starts no mock", BaseURLEnv}},
+		{"scrape a bad URL", env, Config{Records: filepath.Join(t.TempDir(), "r.jsonl"), Scrape: "http://u:" + testKey + "@127.0.0.1/metrics"},
+			[]string{"--scrape", "user info"}},
 	} {
 		var stderr lockedBuffer
 		tt.cfg.Env, tt.cfg.Args, tt.cfg.Stderr = tt.env, []string{"s.js"}, &stderr
@@ -498,5 +503,32 @@ func waitGoroutines(t *testing.T, base int) {
 			t.Fatalf("%d goroutines left, want ≤ %d:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestRunScrapeMock: with Records and Scrape "mock", the helper's records
+// carry the queue depth and running requests of the run's own mock, and the
+// runner says what it scraped.
+func TestRunScrapeMock(t *testing.T) {
+	t.Parallel()
+	env, _ := fakeEnv(t, "FAKE_K6_PROBE=/v1/chat/completions /v1/chat/completions /v1/chat/completions")
+	path := filepath.Join(t.TempDir(), "records.jsonl")
+	var stderr lockedBuffer
+	code, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr, Records: path, Scrape: "mock"})
+	if err != nil || code != 0 {
+		t.Fatalf("Run: %d, %v\n%s", code, err, stderr.String())
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first scrape goes out before the helper starts; the fake k6 is a
+	// process started after it.
+	if n := strings.Count(string(raw), `"server_waiting":0,"server_running":0`); n == 0 {
+		t.Errorf("no record carries the mock's queue depth:\n%s", raw)
+	}
+	if !regexp.MustCompile(`scraping http://127\.0\.0\.1:\d+/metrics every 250ms`).MatchString(stderr.String()) ||
+		!regexp.MustCompile(`scrapes: [1-9]\d* ok, 0 failed`).MatchString(stderr.String()) {
+		t.Errorf("the runner does not say what it scraped:\n%s", stderr.String())
 	}
 }

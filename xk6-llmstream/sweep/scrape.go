@@ -2,21 +2,18 @@ package sweep
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
 
 // ScrapeMock is the Scrape URL that means "the mock started for the level":
 // its /metrics, once the runner has it listening.
-const ScrapeMock = "mock"
+const ScrapeMock = serverstats.Mock
 
 // DefaultScrapeInterval is the time between two scrapes of a level.
 const DefaultScrapeInterval = time.Second
@@ -27,16 +24,6 @@ type Scrape struct {
 	Interval time.Duration // 0: DefaultScrapeInterval
 	Client   *http.Client  // nil: one with a timeout of the interval, at least 1s
 }
-
-// Signal names: for each server signal, the metric names of the servers
-// that export it (vLLM, vLLM v1, SGLang, TGI, llama.cpp); the values of
-// every label set are added up (several models or engines).
-var (
-	runningNames = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "tgi_batch_current_size", "llamacpp:requests_processing"}
-	waitingNames = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size", "llamacpp:requests_deferred"}
-	cacheNames   = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
-	ttftNames    = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
-)
 
 // ServerSignals are the server's own view of one level: requests running
 // (in the batch) and waiting (queued), KV-cache usage (0..1), each scrape on
@@ -65,15 +52,11 @@ type SignalStat struct {
 	Mean *float64 `json:"mean"`
 }
 
-// ServerSample is one scrape; a signal the server does not export is null.
+// ServerSample is one scrape on the level's time axis; a signal the server
+// does not export is null.
 type ServerSample struct {
-	T       float64  `json:"t_s"`
-	Running *float64 `json:"running"`
-	Waiting *float64 `json:"waiting"`
-	Cache   *float64 `json:"cache_usage"`
-	// ttft is the histogram's sum (s) and count at this scrape.
-	ttftSum, ttftCount float64
-	hasTTFT            bool
+	T float64 `json:"t_s"`
+	serverstats.Sample
 }
 
 // scraper scrapes one level; a nil scraper does nothing.
@@ -140,7 +123,8 @@ func (sc *scraper) once(ctx context.Context) {
 	if url == "" {
 		return
 	}
-	s, err := scrapeOnce(ctx, sc.cfg.Client, url)
+	got, err := serverstats.Fetch(ctx, sc.cfg.Client, url)
+	s := ServerSample{Sample: got}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.out.URL = url
@@ -174,69 +158,6 @@ func (sc *scraper) stop() *ServerSignals {
 	return &out
 }
 
-// scrapeOnce reads one /metrics page with expfmt's text parser.
-func scrapeOnce(ctx context.Context, c *http.Client, url string) (ServerSample, error) {
-	var s ServerSample
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return s, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return s, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return s, fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return s, fmt.Errorf("%s: %w", url, err)
-	}
-	s.Running, s.Waiting, s.Cache = gaugeSum(fams, runningNames), gaugeSum(fams, waitingNames), gaugeSum(fams, cacheNames)
-	s.ttftSum, s.ttftCount, s.hasTTFT = histogramSum(fams, ttftNames)
-	return s, nil
-}
-
-// gaugeSum adds up the first of the names the page has (nil: none).
-func gaugeSum(fams map[string]*dto.MetricFamily, names []string) *float64 {
-	for _, n := range names {
-		f, ok := fams[n]
-		if !ok {
-			continue
-		}
-		v := 0.0
-		for _, m := range f.GetMetric() {
-			switch {
-			case m.GetGauge() != nil:
-				v += m.GetGauge().GetValue()
-			case m.GetCounter() != nil:
-				v += m.GetCounter().GetValue()
-			case m.GetUntyped() != nil:
-				v += m.GetUntyped().GetValue()
-			}
-		}
-		return &v
-	}
-	return nil
-}
-
-func histogramSum(fams map[string]*dto.MetricFamily, names []string) (sum, count float64, ok bool) {
-	for _, n := range names {
-		f, found := fams[n]
-		if !found {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			sum += m.GetHistogram().GetSampleSum()
-			count += float64(m.GetHistogram().GetSampleCount())
-		}
-		return sum, count, true
-	}
-	return 0, 0, false
-}
-
 func statOf(ss []ServerSample, get func(ServerSample) *float64) SignalStat {
 	var st SignalStat
 	peak, sum, n := math.Inf(-1), 0.0, 0
@@ -256,16 +177,16 @@ func statOf(ss []ServerSample, get func(ServerSample) *float64) SignalStat {
 func ttftOver(ss []ServerSample) (int64, *float64) {
 	var first, last *ServerSample
 	for i := range ss {
-		if ss[i].hasTTFT {
+		if ss[i].HasTTFT {
 			if first == nil {
 				first = &ss[i]
 			}
 			last = &ss[i]
 		}
 	}
-	if first == nil || last.ttftCount <= first.ttftCount {
+	if first == nil || last.TTFTCount <= first.TTFTCount {
 		return 0, nil
 	}
-	n := last.ttftCount - first.ttftCount
-	return int64(n), num(1000 * (last.ttftSum - first.ttftSum) / n)
+	n := last.TTFTCount - first.TTFTCount
+	return int64(n), num(1000 * (last.TTFTSum - first.TTFTSum) / n)
 }

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -76,24 +75,4 @@ func scrapes(sc *scraper) int {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	return sc.out.Scrapes
-}
-
-// TestScrapeOtherServers: SGLang's and llama.cpp's names are read too, and a
-// page without any known signal leaves them null.
-func TestScrapeOtherServers(t *testing.T) {
-	t.Parallel()
-	pages := map[string]string{
-		"/sglang": "# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{model=\"a\"} 3\nsglang:num_running_reqs{model=\"b\"} 4\n# TYPE sglang:num_queue_reqs gauge\nsglang:num_queue_reqs 5\n# TYPE sglang:token_usage gauge\nsglang:token_usage 0.5\n",
-		"/none":   "# TYPE other gauge\nother 1\n",
-	}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, pages[r.URL.Path]) }))
-	defer ts.Close()
-	s, err := scrapeOnce(context.Background(), ts.Client(), ts.URL+"/sglang")
-	if err != nil || s.Running == nil || *s.Running != 7 || *s.Waiting != 5 || *s.Cache != 0.5 {
-		t.Errorf("sglang: %+v %v", s, err)
-	}
-	s, err = scrapeOnce(context.Background(), ts.Client(), ts.URL+"/none")
-	if err != nil || s.Running != nil || s.Waiting != nil || s.Cache != nil || s.hasTTFT {
-		t.Errorf("none: %+v %v", s, err)
-	}
 }
