@@ -1,9 +1,11 @@
-// Package e2e holds end-to-end tests of xk6-llmstream against a real inference
-// engine: ollama serving the tiny random-weights llama model from
-// testdata/models. The package has no non-test code.
+// Package e2e holds end-to-end tests of xk6-llmstream: against a real
+// inference engine (ollama serving the tiny random-weights llama model from
+// testdata/models), and the tail attribution against causes the mock makes
+// on purpose (tail_causes_test.go, which always runs: mock, helper, records
+// and analyze in one process). The package has no non-test code.
 //
-// The tests run only when LLMSTREAM_OLLAMA_URL names a running ollama (its base
-// URL, e.g. http://127.0.0.1:11434); otherwise they skip. scripts/e2e-ollama.sh
+// The ollama tests run only when LLMSTREAM_OLLAMA_URL names a running ollama
+// (its base URL, e.g. http://127.0.0.1:11434); otherwise they skip. scripts/e2e-ollama.sh
 // builds and starts ollama, creates the model and runs them:
 //
 //	LLMSTREAM_OLLAMA_URL=http://127.0.0.1:PORT LLMSTREAM_OLLAMA_MODEL=tiny-random \

@@ -533,6 +533,9 @@ func TestTailServerQueueDepthFromRecords(t *testing.T) {
 	if apart := res.Apart(); len(apart) == 0 || apart[0].Name != attribution.AttrServerQueue || apart[0].Effect < 0.9 {
 		t.Errorf("first attribute %s; want %s\n%s", firstAttr(apart), attribution.AttrServerQueue, strings.Join(res.Findings, "\n"))
 	}
+	if text := strings.Join(res.Findings, "\n"); !strings.Contains(text, "server queue depth at start") {
+		t.Errorf("the findings do not say it in words:\n%s", text)
+	}
 	if res, err = attribution.Analyze(build(false), o); err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,8 @@ func words(name string) string {
 		return "cache-hit share of the input"
 	case AttrConcurrent:
 		return "number of concurrent streams at start"
+	case AttrServerQueue:
+		return "server queue depth at start (requests waiting, as last scraped)"
 	}
 	return name
 }

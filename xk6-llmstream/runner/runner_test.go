@@ -19,6 +19,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
 // The tests run this test binary as a fake "k6": with FAKE_K6=1 in its
@@ -32,6 +35,26 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeK6())
 	}
 	os.Exit(m.Run())
+}
+
+// offlineStreamer stands in for the engine when a test's upstream is not
+// loopback: it notes each URL and answers a connect error, contacting nothing.
+type offlineStreamer struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (s *offlineStreamer) Do(_ context.Context, req *stream.Request) *stream.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.urls = append(s.urls, req.URL)
+	return &stream.Record{Err: &stream.Error{Kind: stream.KindConnect, Message: "offline stand-in: not contacted"}}
+}
+
+func (s *offlineStreamer) seen() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.urls...)
 }
 
 // fakeRecord is what the fake k6 saw.
@@ -275,12 +298,14 @@ func TestRunWithMock(t *testing.T) {
 
 func TestRunExternalEndpoint(t *testing.T) {
 	t.Parallel()
-	// A TEST-NET address: allowed because it is LLM_BASE_URL's host, but nothing
-	// answers there (the probe times out after 500 ms).
+	// A TEST-NET address: allowed because it is LLM_BASE_URL's host. The
+	// helper streams with an offline stand-in, so nothing is contacted.
 	env, record := fakeEnv(t, BaseURLEnv+"=http://192.0.2.1:9/v1",
 		"FAKE_K6_PROBE=http://192.0.2.1:9/v1/chat/completions http://192.0.2.2:9/v1/chat/completions")
 	var stderr lockedBuffer
-	code, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr})
+	off := &offlineStreamer{}
+	code, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr,
+		HelperOptions: []helper.Option{helper.WithStreamer(off)}})
 	if err != nil || code != 0 {
 		t.Fatalf("Run = %d, %v\n%s", code, err, stderr.String())
 	}
@@ -291,8 +316,11 @@ func TestRunExternalEndpoint(t *testing.T) {
 	if strings.Contains(stderr.String(), "mock LLM") {
 		t.Errorf("the mock started although %s was set:\n%s", BaseURLEnv, stderr.String())
 	}
-	if p := r.Probes[0]; (p.Status != 502 && p.Status != 504) || !strings.Contains(p.Body, `"ok":false`) {
-		t.Errorf("LLM_BASE_URL's host should be allowed (a 502/504 record of a connect/timeout error): %d %s", p.Status, p.Body)
+	if p := r.Probes[0]; p.Status != 502 || !strings.Contains(p.Body, `"ok":false`) {
+		t.Errorf("LLM_BASE_URL's host should be allowed (the stand-in's 502 record of a connect error): %d %s", p.Status, p.Body)
+	}
+	if got := off.seen(); fmt.Sprint(got) != "[http://192.0.2.1:9/v1/chat/completions]" {
+		t.Errorf("streamed to %q, want LLM_BASE_URL's host once (the probe without the token and the other host refused)", got)
 	}
 	if p := r.Probes[2]; p.Status != 403 {
 		t.Errorf("another host should be refused: %d %s", p.Status, p.Body)
@@ -311,11 +339,16 @@ func TestRunExternalEndpoint(t *testing.T) {
 func TestRunAllowOption(t *testing.T) {
 	t.Parallel()
 	env, record := fakeEnv(t, "FAKE_K6_PROBE=http://192.0.2.7:9/v1/chat/completions")
-	if _, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Allow: []string{"192.0.2.7"}}); err != nil {
+	off := &offlineStreamer{} // nothing outside loopback is contacted
+	if _, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Allow: []string{"192.0.2.7"},
+		HelperOptions: []helper.Option{helper.WithStreamer(off)}}); err != nil {
 		t.Fatal(err)
 	}
 	if p := readRecord(t, record).Probes[0]; !strings.Contains(p.Body, `"ok":false`) || strings.Contains(p.Body, "helper_forbidden") {
 		t.Errorf("--allow host refused: %d %s", p.Status, p.Body)
+	}
+	if got := off.seen(); len(got) != 1 {
+		t.Errorf("streamed to %q, want the --allow host once", got)
 	}
 }
 
