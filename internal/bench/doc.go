@@ -44,5 +44,6 @@
 // stream slot, default 3), LLMSTREAM_BENCH_LEVELS (default "1,50,200"),
 // LLMSTREAM_BENCH_STAGGER (start window, default half a stream, 0 = lockstep),
 // LLMSTREAM_BENCH_SLOW=1 (add the slow case), LLMSTREAM_BENCH_K6_NICE (k6's
-// priority below the helper's, default that of xk6-llmstream run).
+// priority below the helper's, default that of xk6-llmstream run),
+// LLMSTREAM_BENCH_MODULE (another llmstream.js for the k6 paths).
 package bench

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -73,7 +74,9 @@ func newK6Path(b *testing.B, mockURL string, mode string, nice int) *k6Path {
 	if bin == "" {
 		return nil
 	}
-	module, err := filepath.Abs(filepath.Join("..", "..", "xk6-llmstream", "llmstream.js"))
+	// LLMSTREAM_BENCH_MODULE runs another llmstream.js (e.g. an earlier
+	// release's, to compare its cost) against this helper.
+	module, err := filepath.Abs(cmp.Or(os.Getenv("LLMSTREAM_BENCH_MODULE"), filepath.Join("..", "..", "xk6-llmstream", "llmstream.js")))
 	if err != nil {
 		b.Fatal(err)
 	}
