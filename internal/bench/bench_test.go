@@ -52,9 +52,10 @@ type settings struct {
 	stagger time.Duration
 	// slow adds the slow case at the end (LLMSTREAM_BENCH_SLOW=1).
 	slow bool
-	// k6Nice is k6's priority below the helper's (LLMSTREAM_BENCH_K6_NICE;
-	// default runner.DefaultK6Nice, as xk6-llmstream run sets it).
-	k6Nice int
+	// k6Nices are k6's priorities below the helper's, each a k6 path of its
+	// own (LLMSTREAM_BENCH_K6_NICE, e.g. "0,10"; default runner.DefaultK6Nice,
+	// as xk6-llmstream run sets it).
+	k6Nices []int
 }
 
 // slowSettings are the slow case's: slowStreams streams of slowTokens tokens
@@ -82,16 +83,19 @@ func loadSettings(tb testing.TB) settings {
 func parseSettings(getenv func(string) string) (settings, error) {
 	s := settings{model: fastModel, prefill: benchPrefill, itl: 20 * time.Millisecond, tokens: 50, rounds: 3, levels: []int{1, 50, 200}}
 	s.slow = getenv("LLMSTREAM_BENCH_SLOW") == "1"
-	s.k6Nice = runner.DefaultK6Nice
+	s.k6Nices = []int{runner.DefaultK6Nice}
 	if v := getenv("LLMSTREAM_BENCH_K6_NICE"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err == nil {
-			err = runner.CheckK6Nice(n)
+		s.k6Nices = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err == nil {
+				err = runner.CheckK6Nice(n)
+			}
+			if err != nil {
+				return s, fmt.Errorf("LLMSTREAM_BENCH_K6_NICE=%q: want comma-separated whole numbers from 0 to %d", v, runner.MaxK6Nice)
+			}
+			s.k6Nices = append(s.k6Nices, n)
 		}
-		if err != nil {
-			return s, fmt.Errorf("LLMSTREAM_BENCH_K6_NICE=%q: want 0 to %d", v, runner.MaxK6Nice)
-		}
-		s.k6Nice = n
 	}
 	if v := getenv("LLMSTREAM_BENCH_ITL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -404,9 +408,11 @@ func BenchmarkDeliveryLag(b *testing.B) {
 	defer hs.Shutdown(context.Background())
 	var k6s []*k6Path
 	for _, mode := range []string{k6All, k6Records} {
-		if k := newK6Path(b, mock.url, mode, s.k6Nice); k != nil {
-			k6s = append(k6s, k)
-			defer k.close()
+		for _, nice := range s.k6Nices {
+			if k := newK6Path(b, mock.url, mode, nice, len(s.k6Nices) > 1); k != nil {
+				k6s = append(k6s, k)
+				defer k.close()
+			}
 		}
 	}
 	var all []*result
@@ -502,7 +508,7 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 		fmt.Fprintf(w, "The slow case (%d streams): prefill %v, %d tokens %v apart, %d measured request per slot after 1 warm-up, starts spread over %v; the k6 paths run %d VUs of %d asyncChat streams each.\n",
 			slowStreams, sl.prefill, sl.tokens, sl.itl, sl.rounds, sl.stagger, slowStreams/slowPerVU, slowPerVU)
 	}
-	fmt.Fprintf(w, "k6 runs %d steps of CPU priority (nice) below the helper, as xk6-llmstream run starts it (LLMSTREAM_BENCH_K6_NICE).\n", s.k6Nice)
+	fmt.Fprintf(w, "k6 runs %v steps of CPU priority (nice) below the helper (xk6-llmstream run: %d; LLMSTREAM_BENCH_K6_NICE; with several, a path's name ends in its nice value).\n", s.k6Nices, runner.DefaultK6Nice)
 	fmt.Fprintf(w, "Percentiles interpolate at rank p·(n−1) as k6 does; p99.9 is shown from n ≥ %d. CPU is this process's (client side; the mock runs apart), plus k6's own for the k6 path; \"steady\" leaves out k6's start-up and warm-up (the CPU of a second k6 run of the warm-up alone), which a long test amortises. \"starts in 1 ms\" is the most measured streams a path started within any 1 ms. GOMAXPROCS=%d.\n\n", MinNForP999, runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "streams\tpath\trequests\terrors\tlag p50 / p99 / p99.9 / max ms (n events)\tTTFT err p50 / p99 / max ms\tITL err p50 / p99 / max ms\ttokens/s\tCPU s\tCPU µs/token\tsteady µs/token\tCPU = \tstarts in 1 ms\t")

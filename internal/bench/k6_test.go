@@ -54,8 +54,8 @@ func (r *recorder) take() []*stream.Record {
 // alone) or k6Records (itl: 'records', the helper writing --records).
 type k6Path struct {
 	bin, module, mockURL, dir string
-	mode                      string
-	nice                      int // k6's priority below the helper's, as xk6-llmstream run sets it
+	mode, name                string // name: as the tables show it
+	nice                      int    // k6's priority below the helper's, as xk6-llmstream run sets it
 	rec                       *recorder
 	hs                        *helper.Server
 	rw                        *records.Writer
@@ -69,7 +69,8 @@ const (
 
 // newK6Path returns nil (path c skipped) unless K6_BIN is set and the module
 // is present.
-func newK6Path(b *testing.B, mockURL string, mode string, nice int) *k6Path {
+// With named, the path's name says its nice value (mode/nice=N).
+func newK6Path(b *testing.B, mockURL string, mode string, nice int, named bool) *k6Path {
 	bin := os.Getenv("K6_BIN")
 	if bin == "" {
 		return nil
@@ -84,7 +85,11 @@ func newK6Path(b *testing.B, mockURL string, mode string, nice int) *k6Path {
 		b.Logf("k6 path skipped: %v", err)
 		return nil
 	}
-	k := &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), mode: mode, nice: nice,
+	name := mode
+	if named {
+		name = fmt.Sprintf("%s/nice=%d", mode, nice)
+	}
+	k := &k6Path{bin: bin, module: module, mockURL: mockURL, dir: b.TempDir(), mode: mode, name: name, nice: nice,
 		rec: &recorder{inner: stream.NewClient()}}
 	opts := []helper.Option{helper.WithStreamer(k.rec)}
 	if mode == k6Records {
@@ -106,7 +111,7 @@ func newK6Path(b *testing.B, mockURL string, mode string, nice int) *k6Path {
 func (k *k6Path) close() {
 	_ = k.hs.Shutdown(context.Background())
 	if msg, err := helper.CloseRecords(k.rw); k.rw != nil {
-		fmt.Printf("%s: records %s (%v)\n", k.mode, msg, err)
+		fmt.Printf("%s: records %s (%v)\n", k.name, msg, err)
 	}
 }
 
@@ -210,7 +215,7 @@ func (k *k6Path) exec(script, jsonOut string) (self, k6CPU time.Duration, err er
 // of the two runs' CPU is what the measured requests cost (r.steadyCPU).
 func (k *k6Path) run(b *testing.B, l k6Load) *result {
 	n := l.streams()
-	r := &result{path: k.mode, streams: n}
+	r := &result{path: k.name, streams: n}
 	jsonOut := ""
 	if k.mode == k6All {
 		jsonOut = filepath.Join(k.dir, fmt.Sprintf("out-%d.json", n))

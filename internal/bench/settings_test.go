@@ -17,8 +17,11 @@ func TestParseSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if def.itl != 20*time.Millisecond || def.stagger != 515*time.Millisecond || def.tokens != 50 || def.rounds != 3 ||
-		!slices.Equal(def.levels, []int{1, 50, 200}) || def.slow || def.model != fastModel || def.k6Nice != runner.DefaultK6Nice {
+		!slices.Equal(def.levels, []int{1, 50, 200}) || def.slow || def.model != fastModel || !slices.Equal(def.k6Nices, []int{runner.DefaultK6Nice}) {
 		t.Errorf("defaults = %+v", def)
+	}
+	if s, _ := parseSettings(env(map[string]string{"LLMSTREAM_BENCH_K6_NICE": "0, 10"})); !slices.Equal(s.k6Nices, []int{0, 10}) {
+		t.Errorf("LLMSTREAM_BENCH_K6_NICE=0,10: %v", s.k6Nices)
 	}
 	if s, _ := parseSettings(env(map[string]string{"LLMSTREAM_BENCH_SLOW": "1"})); !s.slow {
 		t.Error("LLMSTREAM_BENCH_SLOW=1 does not add the slow case")
