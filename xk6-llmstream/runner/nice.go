@@ -26,6 +26,16 @@ func CheckK6Nice(n int) error {
 	return nil
 }
 
+// start starts cmd and returns the channel its Wait's result arrives on.
+func start(cmd *exec.Cmd) (<-chan error, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	return waited, nil
+}
+
 // StartK6 starts cmd with its CPU priority nice steps below this process's
 // (0: the same) and returns the channel its Wait's result arrives on. note,
 // when not empty, says why the priority could not be lowered (k6 then runs

@@ -14,11 +14,10 @@ import (
 // sweep repeats until it finds none left to lower (k6's runtime starts its
 // first threads while the sweep runs).
 func startNiced(cmd *exec.Cmd, nice int) (<-chan error, string, error) {
-	if err := cmd.Start(); err != nil {
+	waited, err := start(cmd)
+	if err != nil {
 		return nil, "", err
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
 	note := ""
 	if nice > 0 {
 		note = lowerPriority(cmd.Process.Pid, nice)
