@@ -139,10 +139,11 @@ func TestSamplerCadence(t *testing.T) {
 	}
 	waitFor(t, func() bool { l := s.Latest(); return l != nil && *l.Waiting >= 3 })
 	st := s.Stop()
-	after := n.Load()
-	time.Sleep(20 * time.Millisecond)
-	if n.Load() != after || st.Scrapes < 3 || st.Scrapes > after {
-		t.Errorf("%d scrapes counted, %d served, %d after Stop", st.Scrapes, after, n.Load())
+	// After Stop no scrape starts; the server may still see the one Stop
+	// canceled in flight (sent, not counted), so it counts at most one more.
+	time.Sleep(20 * time.Millisecond) // 20 intervals: a Sampler still running would scrape about 20 more times
+	if served := n.Load(); st.Scrapes < 3 || served < st.Scrapes || served > st.Scrapes+st.Errors+1 {
+		t.Errorf("%d scrapes counted (%d errors), %d served by 20 intervals after Stop", st.Scrapes, st.Errors, served)
 	}
 	if _, err := StartSampler("ftp://127.0.0.1/", 0); err == nil {
 		t.Error("StartSampler took an ftp URL")
