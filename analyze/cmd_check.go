@@ -39,7 +39,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cf.register(fs, "to evaluate")
 	gf := gateFlags{}
 	gf.register(fs, "checks")
-	fs.BoolVar(&fromInput, "k6-thresholds", false, "also check the thresholds the k6 script set on its metrics (from the inputs' Metric declarations; thresholds on submetrics are not recorded there)")
+	fs.BoolVar(&fromInput, "k6-thresholds", false, "also check the thresholds the k6 script set on its metrics (from the Metric declarations of any input, read before judging; thresholds on submetrics are not recorded there)")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -66,14 +66,15 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	ev := result.NewEvaluator(checks)
 	ev.Confidence, ev.AllowInconclusive = gf.confidence, gf.allow
-	r.SetKeep(func(name string) bool {
-		if fromInput {
-			if m, ok := r.Declaration(name); ok && len(m.Thresholds) > 0 {
-				ev.Want(name, nil)
-			}
-		}
-		return ev.Wants(name)
-	})
+	if fromInput {
+		// The thresholds are known once every input was read: any input, at
+		// any line, may declare some on any metric (Reader.Declaration). So
+		// every metric's samples are kept in the one pass (its values, 8
+		// bytes a sample: the inputs are not read twice, and stdin could not
+		// be), and the checks are made from the declarations after it.
+		ev.WantEvery()
+	}
+	r.SetKeep(ev.Wants)
 	if err := ev.Read(r); err != nil {
 		return err
 	}
@@ -102,7 +103,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // appendThresholds adds the thresholds the inputs declare on their metrics
-// to the checks.
+// to the checks, once every input was read: those of every declaration in
+// every input, each once.
 func appendThresholds(checks []check.Check, r *model.Reader) ([]check.Check, error) {
 	for _, name := range r.MetricNames() {
 		m, ok := r.Declaration(name)

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +206,125 @@ func TestCheckJUnitIsValidXML(t *testing.T) {
 	if doc.Suite.Cases[1].Name != "llm_ttft: p(90)<900" || f == nil ||
 		!strings.Contains(f.Message, "p(90) = 1078.37 ms") || !strings.Contains(f.Text, "limit:    p(90) < 900") {
 		t.Errorf("failure %+v", doc.Suite.Cases[1])
+	}
+}
+
+// TestCheckK6ThresholdsFromAnyInput: --k6-thresholds checks every threshold
+// any input declares, whatever the order of the inputs and of the lines, on
+// all the samples of every input; a threshold declared twice is checked once.
+// Before, a metric's thresholds were read at its first point: those declared
+// later (a later input, a later line) were missed, or checked on no samples.
+func TestCheckK6ThresholdsFromAnyInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pt := func(sec int, v float64) string {
+		return fmt.Sprintf(`{"metric":"llm_ttft","type":"Point","data":{"time":"2026-01-01T00:00:%02dZ","value":%v,"tags":{}}}`, sec, v)
+	}
+	decl := func(thresholds string) string {
+		return `{"type":"Metric","data":{"name":"llm_ttft","type":"trend","contains":"time","thresholds":` + thresholds + `,"submetrics":null},"metric":"llm_ttft"}`
+	}
+	write := func(name string, lines ...string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// Five samples without a declaration (a filtered output), one declaring
+	// p(99)<100 with a sample of 200, the same again, one declaring no
+	// threshold, one declaring avg<1000, and one whose declaration comes after
+	// its first sample.
+	points := write("points.json", pt(0, 50), pt(1, 60), pt(2, 70), pt(3, 80), pt(4, 90))
+	p99 := write("p99.json", decl(`["p(99)<100"]`), pt(10, 200))
+	p99again := write("p99-again.json", decl(`["p(99)<100"]`), pt(20, 200))
+	none := write("none.json", decl(`[]`), pt(30, 10))
+	avg := write("avg.json", decl(`[{"threshold":"avg<1000","abortOnFail":true}]`), pt(40, 300))
+	late := write("late.json", pt(50, 50), pt(51, 60), decl(`["p(99)<100"]`), pt(52, 200))
+
+	type want struct {
+		check    string
+		count    int64
+		observed float64
+	}
+	for _, c := range []struct {
+		name   string
+		inputs []string
+		want   []want
+	}{
+		// p(99) of 50, 60, 70, 80, 90, 200 is 90 + 0.95·110.
+		{"declared in a later input", []string{points, p99}, []want{{"llm_ttft: p(99)<100", 6, 194.5}}},
+		{"declared in the first input", []string{p99, points}, []want{{"llm_ttft: p(99)<100", 6, 194.5}}},
+		{"declared without thresholds first", []string{none, p99}, []want{{"llm_ttft: p(99)<100", 2, 200 - 0.01*190}}},
+		{"declared twice alike", []string{p99, points, p99again}, []want{{"llm_ttft: p(99)<100", 7, 200}}},
+		{"declared alike, undeclared first", []string{points, p99, p99again}, []want{{"llm_ttft: p(99)<100", 7, 200}}},
+		{"two inputs, two thresholds", []string{points, p99, avg}, []want{
+			{"llm_ttft: p(99)<100", 7, 200 + 0.94*100}, {"llm_ttft: avg<1000", 7, 850.0 / 7}}},
+		{"two thresholds, the other order", []string{avg, points, p99}, []want{
+			{"llm_ttft: avg<1000", 7, 850.0 / 7}, {"llm_ttft: p(99)<100", 7, 200 + 0.94*100}}},
+		{"declared after the first sample", []string{late}, []want{{"llm_ttft: p(99)<100", 3, 60 + 0.98*140}}},
+	} {
+		code, out, errs := run(t, nil, append([]string{"check", "--format", "json", "--k6-thresholds"}, c.inputs...)...)
+		var rep result.CheckReport
+		if err := json.Unmarshal([]byte(out), &rep); code != exitCheckFailed || err != nil {
+			t.Errorf("%s: exit %d (want 99), %v: %s", c.name, code, err, errs)
+			continue
+		}
+		if len(rep.Checks) != len(c.want) {
+			t.Errorf("%s: %d checks %+v, want %+v", c.name, len(rep.Checks), rep.Checks, c.want)
+			continue
+		}
+		for i, w := range c.want {
+			got := rep.Checks[i]
+			if got.Check != w.check || got.Count != w.count || got.Observed == nil || math.Abs(*got.Observed-w.observed) > 1e-9 {
+				obs := "null"
+				if got.Observed != nil {
+					obs = fmt.Sprint(*got.Observed)
+				}
+				t.Errorf("%s: check %d is %q on %d samples = %s, want %q on %d = %v", c.name, i, got.Check, got.Count, obs, w.check, w.count, w.observed)
+			}
+		}
+	}
+	// A --check on a submetric of the metric does not hide its thresholds'
+	// samples: each sees its own.
+	code, out, errs := run(t, nil, "check", "--format", "json", "--k6-thresholds", "--check", "llm_ttft{model:x}: avg<1", points, p99)
+	var rep result.CheckReport
+	if err := json.Unmarshal([]byte(out), &rep); code != exitCheckFailed || err != nil || len(rep.Checks) != 2 {
+		t.Fatalf("with a submetric: exit %d, %v, %+v: %s", code, err, rep.Checks, errs)
+	}
+	if sub, th := rep.Checks[0], rep.Checks[1]; sub.Count != 0 || th.Check != "llm_ttft: p(99)<100" || th.Count != 6 {
+		t.Errorf("with a submetric: %q on %d samples and %q on %d, want 0 and 6", sub.Check, sub.Count, th.Check, th.Count)
+	}
+	// Inputs that declare no threshold anywhere are still bad usage.
+	if code, _, errs := run(t, nil, "check", "--k6-thresholds", points, none); code != exitUsage || !strings.Contains(errs, "declare no thresholds") {
+		t.Errorf("no thresholds: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestCheckK6ThresholdsCounterRateSpan: keeping every metric's samples for
+// --k6-thresholds does not stretch the time a Counter's rate is taken over:
+// a threshold judges as the same --check does (to the latest sample of the
+// metrics checked, not of a metric only kept in case it declared thresholds).
+func TestCheckK6ThresholdsCounterRateSpan(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "run.json")
+	os.WriteFile(path, []byte(strings.Join([]string{
+		`{"metric":"llm_ttft","type":"Point","data":{"time":"2026-01-01T00:00:00Z","value":100,"tags":{}}}`,
+		`{"type":"Metric","data":{"name":"llm_output_tokens","type":"counter","contains":"default","thresholds":["rate<15"]},"metric":"llm_output_tokens"}`,
+		`{"metric":"llm_output_tokens","type":"Point","data":{"time":"2026-01-01T00:00:01Z","value":10,"tags":{}}}`,
+		`{"metric":"llm_output_tokens","type":"Point","data":{"time":"2026-01-01T00:00:02Z","value":10,"tags":{}}}`,
+		`{"metric":"llm_ttft","type":"Point","data":{"time":"2026-01-01T00:00:09Z","value":100,"tags":{}}}`,
+	}, "\n")+"\n"), 0o600)
+	byCheck := checkJSON(t, exitOK, path, "--check", "llm_output_tokens: rate<15")
+	byThreshold := checkJSON(t, exitOK, path, "--k6-thresholds")
+	if len(byThreshold.Checks) != 1 || len(byCheck.Checks) != 1 {
+		t.Fatalf("checks %+v and %+v", byCheck.Checks, byThreshold.Checks)
+	}
+	// 20 tokens over the 2 s from the first sample to the last token sample.
+	c, th := byCheck.Checks[0], byThreshold.Checks[0]
+	if c.Observed == nil || th.Observed == nil {
+		t.Fatalf("no rate: --check %+v, --k6-thresholds %+v", c, th)
+	}
+	if *c.Observed != 10 || *th.Observed != 10 || th.Count != 2 || c.Count != 2 {
+		t.Errorf("rate %v/s (--check), %v/s (--k6-thresholds) on %d and %d samples: want both 10/s on 2", *c.Observed, *th.Observed, c.Count, th.Count)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ type Reader struct {
 	keep   func(name string) bool
 
 	// Filled while reading:
-	decls  map[string]*k6json.Metric // first declaration of each metric
+	decls  map[string]*k6json.Metric // first declaration of each metric, with every declaration's thresholds
 	declIn map[string]int            // the input of each metric's first declaration
 	names  map[string]bool           // every metric name seen
 	files  []k6json.FileStats
@@ -77,7 +78,10 @@ func (r *Reader) Files() []k6json.FileStats { return r.files }
 func (r *Reader) SetKeep(keep func(name string) bool) { r.keep = keep }
 
 // Declaration returns a metric's first declaration in the inputs (the first
-// with a type, when one has it).
+// with a type, when one has it). Its Thresholds are those of every
+// declaration of the metric in every input, each once: a later input, or a
+// later line, may add some, so they are complete only once Each returns (a
+// keep function asked at the metric's first point cannot know them).
 func (r *Reader) Declaration(name string) (*k6json.Metric, bool) {
 	m, ok := r.decls[name]
 	return m, ok
@@ -148,19 +152,31 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 	return nil
 }
 
-// declare keeps a metric's first declaration (with a type, when one has it);
-// a declaration of another type in an input is an error naming both inputs
-// (the metric's samples could not be read as one type).
+// declare keeps a metric's first declaration (with a type, when one has it),
+// with the thresholds of every declaration read (each once, in the order
+// read); a declaration of another type in an input is an error naming both
+// inputs (the metric's samples could not be read as one type). It keeps a
+// copy: the scanner's declarations are not the reader's to change.
 func (r *Reader) declare(file int, m *k6json.Metric) error {
 	first, ok := r.decls[m.Name]
-	if !ok || first.Type == k6json.TypeUnknown {
-		r.decls[m.Name], r.declIn[m.Name] = m, file
-		return nil
-	}
-	if m.Type != k6json.TypeUnknown && m.Type != first.Type {
+	if ok && first.Type != k6json.TypeUnknown && m.Type != k6json.TypeUnknown && m.Type != first.Type {
 		return fmt.Errorf("metric %s is a %s in %s but a %s in %s: one metric cannot be read as two types",
 			m.Name, first.Type, r.inputs[r.declIn[m.Name]].Path, m.Type, r.inputs[file].Path)
 	}
+	var thresholds []string
+	if ok {
+		thresholds = first.Thresholds
+	}
+	for _, t := range m.Thresholds {
+		if !slices.Contains(thresholds, t) {
+			thresholds = append(thresholds, t)
+		}
+	}
+	if !ok || first.Type == k6json.TypeUnknown {
+		c := *m
+		first, r.decls[m.Name], r.declIn[m.Name] = &c, &c, file
+	}
+	first.Thresholds = thresholds
 	return nil
 }
 

@@ -62,3 +62,28 @@ func writeFile(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestReaderThresholdsOfEveryDeclaration: a metric's declaration holds the
+// thresholds of every declaration in every input, each once, in the order
+// read (a later input, or a later line, may add some); the type is the first
+// declaration's that has one.
+func TestReaderThresholdsOfEveryDeclaration(t *testing.T) {
+	t.Parallel()
+	decl := func(typ, thresholds string) string {
+		return `{"type":"Metric","data":{"name":"llm_ttft"` + typ + `,"thresholds":` + thresholds + `},"metric":"llm_ttft"}` + "\n"
+	}
+	pt := `{"metric":"llm_ttft","type":"Point","data":{"time":"2026-01-01T00:00:00Z","value":1,"tags":{}}}` + "\n"
+	dir := t.TempDir()
+	a, b, c := dir+"/a.json", dir+"/b.json", dir+"/c.json"
+	writeFile(t, a, []byte(pt+decl(``, `["p(99)<100","p(99)<100"]`)))
+	writeFile(t, b, []byte(decl(`,"type":"trend","contains":"time"`, `["avg<10","p(99)<100"]`)+pt))
+	writeFile(t, c, []byte(decl(`,"type":"trend","contains":"time"`, `["max<50"]`)+pt))
+	r := NewReader(Selection{}, []Input{{Path: a, Label: "a"}, {Path: b, Label: "b"}, {Path: c, Label: "c"}}, Options{})
+	if err := r.Each(func(int, *Group, *k6json.Point) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	m, ok := r.Declaration("llm_ttft")
+	if want := []string{"p(99)<100", "avg<10", "max<50"}; !ok || m.Type != k6json.Trend || m.Contains != k6json.Time || !slices.Equal(m.Thresholds, want) {
+		t.Errorf("declaration %+v, want a time trend with thresholds %q", m, want)
+	}
+}

@@ -19,6 +19,7 @@ type stream struct {
 	values stats.Values
 	data   check.Data
 	sorted []float64 // the values, once sorted
+	latest time.Time // of the metric's latest point, in any tags
 }
 
 func (s *stream) add(p *k6json.Point) {
@@ -59,6 +60,7 @@ type Evaluator struct {
 
 	streams map[string][]*stream // by metric
 	last    time.Time            // of the latest point added
+	every   bool                 // WantEvery
 }
 
 // NewEvaluator makes an evaluator of checks.
@@ -73,6 +75,9 @@ func NewEvaluator(checks []check.Check) *Evaluator {
 // Want makes sure the samples of a metric with tags are kept.
 func (ev *Evaluator) Want(metric string, tags []k6json.Tag) {
 	ev.stream(metric, tags)
+	if ev.every {
+		ev.stream(metric, nil)
+	}
 }
 
 func (ev *Evaluator) stream(metric string, tags []k6json.Tag) *stream {
@@ -86,15 +91,36 @@ func (ev *Evaluator) stream(metric string, tags []k6json.Tag) *stream {
 	return s
 }
 
-// Wants reports whether a check needs the points of a metric.
-func (ev *Evaluator) Wants(metric string) bool { return len(ev.streams[metric]) > 0 }
+// WantEvery keeps the samples of every metric, for checks known only once
+// the inputs were read: the thresholds they declare (any input, at any line,
+// may declare some on any metric; see model.Reader.Declaration). A Counter's
+// rate is then taken to the latest sample of the metrics checked, as when
+// only those were kept, not of every metric kept in case.
+func (ev *Evaluator) WantEvery() {
+	ev.every = true
+	// Every metric has its whole stream (Add makes those of the others).
+	for m := range ev.streams {
+		ev.stream(m, nil)
+	}
+}
+
+// Wants reports whether a check needs the points of a metric (with
+// WantEvery, of any metric).
+func (ev *Evaluator) Wants(metric string) bool { return ev.every || len(ev.streams[metric]) > 0 }
 
 // Add routes a point to the streams of its metric.
 func (ev *Evaluator) Add(p *k6json.Point) {
 	if p.Time.After(ev.last) {
 		ev.last = p.Time
 	}
-	for _, s := range ev.streams[p.Metric] {
+	ss := ev.streams[p.Metric]
+	if ss == nil && ev.every {
+		ss = []*stream{ev.stream(p.Metric, nil)}
+	}
+	for _, s := range ss {
+		if p.Time.After(s.latest) {
+			s.latest = p.Time
+		}
 		s.add(p)
 	}
 }
@@ -113,11 +139,22 @@ func (ev *Evaluator) Evaluate(r *model.Reader, checks []check.Check) (*CheckRepo
 	rep := &CheckReport{Schema: CheckSchema, Inputs: Inputs(r), Selection: SelectionOf(r.Selection()), Checks: []CheckResult{},
 		Confidence: ev.Confidence, AllowInconclusive: ev.AllowInconclusive}
 	// A Counter's rate is per second of the time from the earliest input's
-	// first sample to the latest sample read.
-	first := r.Start()
+	// first sample to the latest sample read (with WantEvery, of the metrics
+	// checked).
+	first, last := r.Start(), ev.last
+	if ev.every {
+		last = time.Time{}
+		for _, c := range checks {
+			for _, s := range ev.streams[c.Metric] {
+				if s.latest.After(last) {
+					last = s.latest
+				}
+			}
+		}
+	}
 	seconds := 0.0
-	if !first.IsZero() && ev.last.After(first) {
-		seconds = ev.last.Sub(first).Seconds()
+	if !first.IsZero() && last.After(first) {
+		seconds = last.Sub(first).Seconds()
 	}
 	for _, c := range checks {
 		s := ev.stream(c.Metric, c.Tags)
