@@ -24,8 +24,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -44,7 +42,6 @@ import (
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
 const (
@@ -348,12 +345,10 @@ func runCause(t *testing.T, c cause, seed uint64) (res *attribution.Result, lag 
 	if err != nil {
 		t.Fatal(err)
 	}
-	urls, pool, start := startCauseMocks(t, su.mocks)
+	urls, trust, start := startCauseMocks(t, su.mocks)
 	opts := []helper.Option{helper.WithRecords(rw)}
-	if pool != nil { // the engine's own transport, trusting the test certificate
-		tr := stream.NewTransport()
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool}
-		opts = append(opts, helper.WithStreamer(stream.NewClient(stream.WithTransport(tr))))
+	if trust != nil {
+		opts = append(opts, trust)
 	}
 	if su.scrape {
 		s, err := serverstats.StartSampler(urls[0]+"/metrics", 0)
@@ -389,10 +384,13 @@ func runCause(t *testing.T, c cause, seed uint64) (res *attribution.Result, lag 
 	return res, lag
 }
 
-// startCauseMocks serves the mocks on 127.0.0.1 and returns their URLs, the
-// pool trusting their certificate (nil without TLS) and the first mock's
-// creation time, from which its Burst and the groups are timed.
-func startCauseMocks(t *testing.T, specs []mockSpec) (urls []string, pool *x509.CertPool, start time.Time) {
+// startCauseMocks serves the mocks on 127.0.0.1 and returns their URLs,
+// the helper's option trusting their certificates (nil without TLS) and the
+// first mock's creation time, from which its Burst and the groups are timed.
+// A TLS mock serves the mock's own certificate (mockllm.NewTLS), written to
+// a file the helper loads as --ca-file does.
+func startCauseMocks(t *testing.T, specs []mockSpec) (urls []string, trust helper.Option, start time.Time) {
+	var certs []byte
 	for i, sp := range specs {
 		m, err := mockllm.New(sp.cfg)
 		if err != nil {
@@ -403,17 +401,14 @@ func startCauseMocks(t *testing.T, specs []mockSpec) (urls []string, pool *x509.
 		}
 		ts := httptest.NewUnstartedServer(m)
 		if sp.tls {
-			if sp.handshake > 0 {
-				delay := sp.handshake
-				ts.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
-					time.Sleep(delay)
-					return nil, nil
-				}}
-				ts.Config.SetKeepAlivesEnabled(false)
+			cfg, certPEM, err := mockllm.NewTLS(mockllm.TLSOptions{HandshakeDelay: sp.handshake})
+			if err != nil {
+				t.Fatal(err)
 			}
+			certs = append(certs, certPEM...)
+			ts.TLS = cfg
+			ts.Config.SetKeepAlivesEnabled(sp.handshake == 0)
 			ts.StartTLS()
-			pool = x509.NewCertPool()
-			pool.AddCert(ts.Certificate())
 		} else {
 			ts.Start()
 		}
@@ -423,7 +418,24 @@ func startCauseMocks(t *testing.T, specs []mockSpec) (urls []string, pool *x509.
 		})
 		urls = append(urls, ts.URL)
 	}
-	return urls, pool, start
+	if certs != nil {
+		trust = trustCerts(t, certs)
+	}
+	return urls, trust, start
+}
+
+// trustCerts is helper.WithRootCAs of the PEM certificates, loaded from a
+// file with helper.LoadCAFile (the helper's --ca-file).
+func trustCerts(t *testing.T, certs []byte) helper.Option {
+	path := filepath.Join(t.TempDir(), "mocks.pem")
+	if err := os.WriteFile(path, certs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := helper.LoadCAFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return helper.WithRootCAs(pool)
 }
 
 // driveGroups sends each group's requests through the helper, group g from

@@ -60,6 +60,7 @@ type helperFlags struct {
 	grace       time.Duration
 	scrape      string
 	scrapeEvery time.Duration
+	caFile      string
 }
 
 func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
@@ -82,6 +83,7 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.records, "records", "", "write one record per request to `file` (JSON Lines; .gz compresses; docs/records.md)")
 	fs.StringVar(&f.scrape, "scrape", "", "stamp each record with the server's queue depth and running requests from this Prometheus /metrics `URL` (http or https; needs --records)")
 	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape")
+	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams, besides the system's (a gateway's private CA, the mock's --tls-cert-out)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, helperUsage)
@@ -120,6 +122,10 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return usagef("--allow: %v", err)
 	}
+	caOpts, err := caFileOptions(f.caFile)
+	if err != nil {
+		return err
+	}
 	if f.grace < 0 {
 		return usagef("--grace must not be negative (got %v)", f.grace)
 	}
@@ -145,6 +151,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithMaxLineBytes(int(f.maxLine)),
 		helper.WithLogger(logger),
 	}
+	opts = append(opts, caOpts...)
 	sampler, err := helperSampler(&f)
 	if err != nil {
 		return err
@@ -195,6 +202,19 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("helper stopped: %w", serveErr)
 	}
 	return shutErr
+}
+
+// caFileOptions are the helper's options for --ca-file path (none when
+// empty): the system's roots and the file's certificates trusted.
+func caFileOptions(path string) ([]helper.Option, error) {
+	if path == "" {
+		return nil, nil
+	}
+	pool, err := helper.LoadCAFile(path)
+	if err != nil {
+		return nil, usagef("--ca-file: %v", err)
+	}
+	return []helper.Option{helper.WithRootCAs(pool)}, nil
 }
 
 // helperSampler checks --scrape and --scrape-interval and starts the

@@ -297,3 +297,70 @@ func TestHelperCommandScrape(t *testing.T) {
 		t.Errorf("no scrape summary in the logs:\n%s", stderr)
 	}
 }
+
+// TestHelperCommandCAFile: a bad --ca-file is a usage error naming the flag
+// and the file and saying what is wrong; with the mock's certificate in
+// --ca-file the helper streams from the mock over https, without it the
+// request fails to connect.
+func TestHelperCommandCAFile(t *testing.T) {
+	dir := t.TempDir()
+	noCert := filepath.Join(dir, "no-cert.pem")
+	if err := os.WriteFile(noCert, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		filepath.Join(dir, "missing.pem"): "no such file",
+		noCert:                            "no PEM certificate in it",
+	} {
+		var stdout, stderr bytes.Buffer
+		err := serveHelper(context.Background(), []string{"--addr", "127.0.0.1:0", "--ca-file", path}, &stdout, &stderr)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--ca-file: ") || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
+			t.Errorf("--ca-file %s: %v; want a usage error naming the flag and the file, saying %q", path, err, want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("--ca-file %s: the helper started (stdout %q)", path, stdout.String())
+		}
+	}
+
+	m, err := mockllm.New(mockllm.Config{Default: mockllm.ModelConfig{OutputTokens: mockllm.FixedCount(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, certPEM, err := mockllm.NewTLS(mockllm.TLSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(m)
+	ts.TLS = tc
+	ts.StartTLS()
+	t.Cleanup(func() {
+		m.Close()
+		ts.Close()
+	})
+	certFile := filepath.Join(dir, "mock.pem")
+	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"url":"` + ts.URL + `/v1/chat/completions","api":"openai-chat","headers":{"Authorization":"Bearer ` + testKey + `"},"body":{"model":"m"}}`
+	for _, trust := range []bool{true, false} {
+		args := []string{"--addr", "127.0.0.1:0"}
+		if trust {
+			args = append(args, "--ca-file", certFile)
+		}
+		url, _, _ := startHelperCmd(t, args...)
+		resp, err := http.Post(url+"/v1/stream", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ok := strings.Contains(string(b), `"ok":true`)
+		if ok != trust || !trust && !strings.Contains(string(b), `"kind":"connect"`) {
+			t.Errorf("--ca-file given %v: %s", trust, b)
+		}
+		if strings.Contains(string(b), testKey) {
+			t.Errorf("the answer leaks the key: %s", b)
+		}
+	}
+}

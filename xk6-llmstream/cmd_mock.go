@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,6 +71,9 @@ type mockFlags struct {
 	outputTokens, reasoningTokens, tpe      int
 	echo                                    bool
 	f429, f5xx, fDisc, fMal, fErr, fNotStr  float64
+	tls, noKeepAlive                        bool
+	certOut                                 string
+	handshake                               mockllm.TLSOptions
 }
 
 func newMockFlags(stderr io.Writer) *mockFlags {
@@ -93,6 +97,11 @@ func newMockFlags(stderr io.Writer) *mockFlags {
 	fs.DurationVar(&m.burst.Start, "burst-start", 0, "a stall burst begins `DURATION` after the mock starts (with --burst-delay)")
 	fs.DurationVar(&m.burst.Duration, "burst-duration", 0, "the stall burst lasts `DURATION` (0: to the end)")
 	fs.DurationVar(&m.burst.Delay, "burst-delay", 0, "requests arriving in the burst get their first token `DURATION` later (0: no burst)")
+	fs.BoolVar(&m.tls, "tls", false, "serve https with a self-signed certificate for 127.0.0.1, ::1 and localhost made at start (needs --tls-cert-out)")
+	fs.StringVar(&m.certOut, "tls-cert-out", "", "write the --tls certificate (PEM) to `FILE`, for clients to trust (e.g. helper --ca-file)")
+	fs.DurationVar(&m.handshake.HandshakeDelay, "handshake-delay", 0, "delay every TLS handshake by `DURATION`: a slow connect (needs --tls)")
+	fs.Float64Var(&m.handshake.HandshakeShare, "handshake-share", 1, "delay only the share `P` (0 < P ≤ 1) of the TLS handshakes, drawn with --seed (needs --handshake-delay)")
+	fs.BoolVar(&m.noKeepAlive, "no-keepalive", false, "close each connection after its response, so that every request connects anew (and, with --tls, pays a handshake)")
 	dc := mockllm.DefaultConfig()
 	fs.StringVar(&m.tokenizer, "tokenizer", dc.Tokenizer, "count prompt tokens with `TOKENIZER` (cl100k_base, o200k_base, a tokenizer.json path, or words), as `xk6-llmstream dataset` does")
 	fs.IntVar(&m.cacheBlocks, "prefix-cache-blocks", dc.PrefixCache.Blocks, "prefix cache capacity in `N` blocks (0: no prefix cache)")
@@ -120,6 +129,26 @@ func newMockFlags(stderr io.Writer) *mockFlags {
 	return m
 }
 
+// checkConnection refuses bad combinations and values of the TLS flags
+// (set: the flags given).
+func (m *mockFlags) checkConnection(set map[string]bool) error {
+	switch {
+	case m.tls && m.certOut == "":
+		return usagef("--tls needs --tls-cert-out FILE: clients trust the certificate made at start from that file")
+	case !m.tls && set["tls-cert-out"]:
+		return usagef("--tls-cert-out needs --tls")
+	case !m.tls && set["handshake-delay"]:
+		return usagef("--handshake-delay needs --tls: it delays TLS handshakes")
+	case m.handshake.HandshakeDelay < 0:
+		return usagef("--handshake-delay must not be negative (got %v)", m.handshake.HandshakeDelay)
+	case set["handshake-share"] && m.handshake.HandshakeDelay == 0:
+		return usagef("--handshake-share needs a positive --handshake-delay")
+	case !(m.handshake.HandshakeShare > 0 && m.handshake.HandshakeShare <= 1):
+		return usagef("--handshake-share must be more than 0 and at most 1 (got %v)", m.handshake.HandshakeShare)
+	}
+	return nil
+}
+
 // config builds the Config: defaults, then the profile, then the flags given.
 func (m *mockFlags) config() (mockllm.Config, error) {
 	cfg := mockllm.DefaultConfig()
@@ -131,6 +160,9 @@ func (m *mockFlags) config() (mockllm.Config, error) {
 	}
 	set := map[string]bool{}
 	m.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := m.checkConnection(set); err != nil {
+		return cfg, err
+	}
 	if err := m.applyServer(&cfg, set); err != nil {
 		return cfg, err
 	}
@@ -292,24 +324,67 @@ func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if err != nil {
 		return usageError{err}
 	}
-	ln, err := net.Listen("tcp", m.addr)
+	ln, url, err := m.listen(cfg.Seed)
 	if err != nil {
 		_ = srv.Close()
-		return fmt.Errorf("--addr %s: %w", m.addr, err)
+		return err
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+	hs.SetKeepAlivesEnabled(!m.noKeepAlive)
 
-	if _, err := fmt.Fprintf(stdout, "http://%s\n", ln.Addr()); err != nil {
+	if _, err := fmt.Fprintln(stdout, url); err != nil {
 		_ = ln.Close()
 		_ = srv.Close()
 		return fmt.Errorf("writing the base URL: %w", err)
 	}
-	printMockBanner(stderr, cfg, ln.Addr())
+	printMockBanner(stderr, cfg, url, m.connection())
 	return serveUntil(ctx, srv, hs, ln, stderr)
 }
 
-// printMockBanner says on stderr what the mock serves where.
-func printMockBanner(stderr io.Writer, cfg mockllm.Config, addr net.Addr) {
+// listen listens on --addr, over TLS with --tls (after writing the
+// certificate to --tls-cert-out, handshakes drawn with seed), and returns
+// the listener and the mock's base URL.
+func (m *mockFlags) listen(seed uint64) (net.Listener, string, error) {
+	ln, err := net.Listen("tcp", m.addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--addr %s: %w", m.addr, err)
+	}
+	if !m.tls {
+		return ln, "http://" + ln.Addr().String(), nil
+	}
+	o := m.handshake
+	o.Seed = seed
+	tc, certPEM, err := mockllm.NewTLS(o)
+	if err == nil {
+		if err = os.WriteFile(m.certOut, certPEM, 0o644); err != nil {
+			err = fmt.Errorf("--tls-cert-out: %w", err)
+		}
+	}
+	if err != nil {
+		_ = ln.Close()
+		return nil, "", err
+	}
+	return tls.NewListener(ln, tc), "https://" + ln.Addr().String(), nil
+}
+
+// connection says how the mock's connections go, for the banner.
+func (m *mockFlags) connection() string {
+	var parts []string
+	if m.tls {
+		parts = append(parts, "certificate in "+m.certOut)
+	}
+	if d := m.handshake.HandshakeDelay; d > 0 {
+		parts = append(parts, fmt.Sprintf("handshakes %v slower (share %v)", d, m.handshake.HandshakeShare))
+	}
+	if m.noKeepAlive {
+		parts = append(parts, "keep-alive off")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printMockBanner says on stderr what the mock serves where, and how its
+// connections go (conn, if anything to say).
+func printMockBanner(stderr io.Writer, cfg mockllm.Config, url, conn string) {
 	slots := "unlimited"
 	if cfg.Slots > 0 {
 		slots = fmt.Sprint(cfg.Slots)
@@ -317,9 +392,11 @@ func printMockBanner(stderr io.Writer, cfg mockllm.Config, addr net.Addr) {
 			slots += " per model"
 		}
 	}
-	fmt.Fprintf(stderr, "mock: serving %s on http://%s (seed %d, slots %s, queue limit %d, api key %s)\n",
-		strings.Join(cfg.ModelNames(), ", "), addr, cfg.Seed, slots, cfg.QueueLimit, onOff(cfg.APIKey != ""))
-
+	if conn != "" {
+		conn = "; " + conn
+	}
+	fmt.Fprintf(stderr, "mock: serving %s on %s (seed %d, slots %s, queue limit %d, api key %s%s)\n",
+		strings.Join(cfg.ModelNames(), ", "), url, cfg.Seed, slots, cfg.QueueLimit, onOff(cfg.APIKey != ""), conn)
 }
 
 // serveUntil serves hs on ln until ctx ends or serving fails, then stops the

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
 // mockStderr is a stderr that the test reads while serveMock writes it.
@@ -151,6 +155,7 @@ func TestMockCommandAPIKeyNeverPrinted(t *testing.T) {
 
 func TestMockCommandBadInput(t *testing.T) {
 	dir := t.TempDir()
+	certOut := filepath.Join(dir, "cert.pem")
 	badProfile := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(badProfile, []byte(`{"default": {"itl": {"base": "soon"}}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -172,6 +177,14 @@ func TestMockCommandBadInput(t *testing.T) {
 		{[]string{"--models", "a,,b"}, exitUsage, "empty model name"},
 		{[]string{"--addr", "127.0.0.1:notaport"}, exitError, "--addr 127.0.0.1:notaport"},
 		{[]string{"--log", filepath.Join(dir, "no", "such", "dir", "x.jsonl")}, exitError, "--log"},
+		{[]string{"--tls"}, exitUsage, "--tls needs --tls-cert-out FILE"},
+		{[]string{"--tls-cert-out", certOut}, exitUsage, "--tls-cert-out needs --tls"},
+		{[]string{"--handshake-delay", "10ms"}, exitUsage, "--handshake-delay needs --tls"},
+		{[]string{"--tls", "--tls-cert-out", certOut, "--handshake-delay", "-1ms"}, exitUsage, "--handshake-delay must not be negative (got -1ms)"},
+		{[]string{"--tls", "--tls-cert-out", certOut, "--handshake-share", "0.5"}, exitUsage, "--handshake-share needs a positive --handshake-delay"},
+		{[]string{"--tls", "--tls-cert-out", certOut, "--handshake-delay", "1ms", "--handshake-share", "1.5"}, exitUsage, "--handshake-share must be more than 0 and at most 1 (got 1.5)"},
+		{[]string{"--tls", "--tls-cert-out", certOut, "--handshake-delay", "1ms", "--handshake-share", "0"}, exitUsage, "--handshake-share must be"},
+		{[]string{"--tls", "--tls-cert-out", filepath.Join(dir, "no", "such", "dir", "c.pem")}, exitError, "--tls-cert-out"},
 		{[]string{"-h"}, exitOK, ""},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -183,6 +196,83 @@ func TestMockCommandBadInput(t *testing.T) {
 			t.Errorf("mock %v printed %q on stdout", tc.args, stdout.String())
 		}
 	}
+	if _, err := os.Stat(certOut); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused command wrote %s (%v)", certOut, err)
+	}
+}
+
+// TestMockCommandTLS: with --tls the base URL is https on 127.0.0.1, the
+// certificate is in --tls-cert-out, and an engine trusting it gets answers;
+// with --handshake-delay and --no-keepalive every request sets up a new
+// connection whose connect stage is at least the delay.
+func TestMockCommandTLS(t *testing.T) {
+	const delay = 20 * time.Millisecond
+	certOut := filepath.Join(t.TempDir(), "mock.pem")
+	url, _, stderr := startMock(t, "--tls", "--tls-cert-out", certOut, "--handshake-delay", delay.String(), "--no-keepalive",
+		"--prefill", "0s", "--itl", "0s", "--output-tokens", "2")
+	if !strings.HasPrefix(url, "https://127.0.0.1:") {
+		t.Fatalf("first stdout line %q, want an https base URL on 127.0.0.1", url)
+	}
+	certPEM, err := os.ReadFile(certOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := engineTrusting(t, certPEM)
+	for i := range 2 {
+		rec := c.Do(context.Background(), &stream.Request{URL: url + "/v1/chat/completions",
+			Body: []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)})
+		if rec.Err != nil || rec.OutputTokens != 2 {
+			t.Fatalf("request %d: error %v, %d output tokens; want an answer of 2", i, rec.Err, rec.OutputTokens)
+		}
+		if rec.Stages.Reused || rec.Stages.Connect < delay {
+			t.Errorf("request %d: reused %v, connect %v; want a new connection of at least %v", i, rec.Stages.Reused, rec.Stages.Connect, delay)
+		}
+	}
+	for _, want := range []string{"on " + url, "certificate in " + certOut, "handshakes 20ms slower (share 1)", "keep-alive off"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+// TestMockCommandNoKeepAlive: without TLS too, --no-keepalive makes every
+// request connect anew (a plain mock would reuse the connection).
+func TestMockCommandNoKeepAlive(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		args := []string{"--prefill", "0s", "--itl", "0s", "--output-tokens", "2"}
+		if off {
+			args = append(args, "--no-keepalive")
+		}
+		url, _, _ := startMock(t, args...)
+		c := engineTrusting(t, nil)
+		for i := range 3 {
+			rec := c.Do(context.Background(), &stream.Request{URL: url + "/v1/chat/completions",
+				Body: []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)})
+			if rec.Err != nil {
+				t.Fatal(rec.Err)
+			}
+			if wantNew := off || i == 0; rec.Stages.Reused == wantNew || (rec.Stages.Connect > 0) != wantNew {
+				t.Errorf("--no-keepalive %v, request %d: reused %v, connect %v", off, i, rec.Stages.Reused, rec.Stages.Connect)
+			}
+		}
+	}
+}
+
+// engineTrusting is the engine's client trusting certPEM besides the
+// system's roots (nil: just those).
+func engineTrusting(t *testing.T, certPEM []byte) *stream.Client {
+	t.Helper()
+	tr := stream.NewTransport()
+	if certPEM != nil {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(certPEM) {
+			t.Fatalf("no certificate in %q", certPEM)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+	}
+	c := stream.NewClient(stream.WithTransport(tr))
+	t.Cleanup(c.CloseIdleConnections)
+	return c
 }
 
 func TestMockFlagsAreDocumented(t *testing.T) {

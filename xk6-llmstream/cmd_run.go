@@ -48,6 +48,8 @@ Flags:
                        running requests from this Prometheus /metrics URL
                        (http or https), or "mock" for the run's own mock,
                        scraped every 250ms; needs --records
+  --ca-file FILE       the helper also trusts the CA certificates (PEM) in
+                       FILE for https upstreams (a private CA)
   --verbose            log every stream the helper runs
 `
 
@@ -59,6 +61,7 @@ type runFlags struct {
 	records     string
 	k6Nice      int
 	scrape      string
+	caFile      string
 	verbose     bool
 	help        bool
 }
@@ -110,15 +113,18 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 				return f, nil, err
 			}
 			f.mockProfile = v
-		case "records", "scrape":
+		case "records", "scrape", "ca-file":
 			v, err := takeValue()
 			if err != nil {
 				return f, nil, err
 			}
-			if name == "records" {
+			switch name {
+			case "records":
 				f.records = v
-			} else {
+			case "scrape":
 				f.scrape = v
+			default:
+				f.caFile = v
 			}
 		case "k6-nice":
 			v, err := takeValue()
@@ -177,20 +183,25 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err := checkRunScrape(f); err != nil {
 		return err
 	}
+	caOpts, err := caFileOptions(f.caFile)
+	if err != nil {
+		return err
+	}
 	code, err := runner.Run(ctx, runner.Config{
-		Args:        k6Args,
-		Mock:        f.mock,
-		MockProfile: f.mockProfile,
-		Allow:       f.allow,
-		Env:         env,
-		Stdin:       stdin,
-		Stdout:      stdout,
-		Stderr:      stderr,
-		Signals:     signals,
-		Verbose:     f.verbose,
-		Records:     f.records,
-		K6Nice:      f.k6Nice,
-		Scrape:      f.scrape,
+		Args:          k6Args,
+		Mock:          f.mock,
+		MockProfile:   f.mockProfile,
+		Allow:         f.allow,
+		Env:           env,
+		Stdin:         stdin,
+		Stdout:        stdout,
+		Stderr:        stderr,
+		Signals:       signals,
+		Verbose:       f.verbose,
+		Records:       f.records,
+		K6Nice:        f.k6Nice,
+		Scrape:        f.scrape,
+		HelperOptions: caOpts,
 	})
 	if err != nil {
 		return err

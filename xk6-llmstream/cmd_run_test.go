@@ -47,6 +47,8 @@ func TestParseRunArgs(t *testing.T) {
 		{[]string{"--k6-nice", "x", "s.js"}, runFlags{}, nil, `--k6-nice "x"`},
 		{[]string{"--records", "r.jsonl", "--scrape=mock", "s.js"}, def(runFlags{records: "r.jsonl", scrape: "mock"}), []string{"s.js"}, ""},
 		{[]string{"--scrape"}, def(runFlags{}), nil, "--scrape needs a value"},
+		{[]string{"--ca-file=ca.pem", "s.js"}, def(runFlags{caFile: "ca.pem"}), []string{"s.js"}, ""},
+		{[]string{"--ca-file"}, def(runFlags{}), nil, "--ca-file needs a value"},
 	} {
 		f, k6, err := parseRunArgs(tt.args)
 		if tt.wantErr != "" {
@@ -79,6 +81,12 @@ func TestRunCommandUsage(t *testing.T) {
 		if code := realMain(append([]string{"run"}, strings.Fields(args)...), nil, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), want) {
 			t.Errorf("run %s: exit %d, %q; want a usage error with %q", args, code, stderr.String(), want)
 		}
+	}
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	stderr.Reset()
+	if code := realMain([]string{"run", "--ca-file", missing, "s.js"}, nil, &stdout, &stderr); code != exitUsage ||
+		!strings.Contains(stderr.String(), "--ca-file: ") || !strings.Contains(stderr.String(), missing) {
+		t.Errorf("run --ca-file %s: exit %d, %q; want a usage error naming the flag and the file", missing, code, stderr.String())
 	}
 	stderr.Reset()
 	if code := realMain([]string{"run", "-h"}, nil, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "--mock-profile") {

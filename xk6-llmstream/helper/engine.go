@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/http"
 
@@ -10,12 +11,17 @@ import (
 // newEngineClient builds the one stream.Client that all requests share: its
 // transport pools connections per upstream host, so thousands of concurrent
 // streams reuse connections instead of redialing. Every request it sends —
-// redirects included — is checked against the allow-list.
+// redirects included — is checked against the allow-list. It trusts
+// c.rootCAs when set (WithRootCAs).
 func newEngineClient(c config) Streamer {
+	tr := stream.NewTransport()
+	if c.rootCAs != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: c.rootCAs}
+	}
 	opts := []stream.Option{
 		stream.WithTimeout(c.timeout),
 		stream.WithIdleTimeout(c.idleTimeout),
-		stream.WithTransport(&allowTransport{allow: c.allow, next: stream.NewTransport()}),
+		stream.WithTransport(&allowTransport{allow: c.allow, next: tr}),
 	}
 	if c.maxLine > 0 {
 		opts = append(opts, stream.WithMaxLineBytes(c.maxLine))

@@ -2,6 +2,7 @@ package helper
 
 import (
 	"context"
+	"crypto/x509"
 	"io"
 	"log/slog"
 	"time"
@@ -57,6 +58,7 @@ type config struct {
 	clockSleep      func(time.Duration)
 	records         *records.Writer
 	sampler         *serverstats.Sampler
+	rootCAs         *x509.CertPool
 }
 
 func newConfig(opts []Option) config {
@@ -136,3 +138,9 @@ func WithRecords(w *records.Writer) Option { return func(c *config) { c.records 
 // (records' server_waiting and server_running): one atomic load per
 // request. The caller starts and stops s.
 func WithServerSampler(s *serverstats.Sampler) Option { return func(c *config) { c.sampler = s } }
+
+// WithRootCAs makes the default engine trust the certificate authorities
+// in pool, and only them, for https upstreams (LoadCAFile builds a pool of
+// the system's and a file's). nil keeps the system's roots. It does not
+// apply to a WithStreamer engine.
+func WithRootCAs(pool *x509.CertPool) Option { return func(c *config) { c.rootCAs = pool } }

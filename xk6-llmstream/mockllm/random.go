@@ -14,6 +14,7 @@ const (
 	purposeLength
 	purposePrefill
 	purposeDecode
+	purposeHandshake // the TLS handshakes delayed (TLSOptions.HandshakeShare)
 )
 
 // requestRand returns the random source of one purpose of the request with
