@@ -9,8 +9,9 @@ package e2e
 // attribution.Analyze. Each run asserts the stage the mock's code puts the
 // cause in (Result.Top) and the attribute that sets the tail apart first
 // (Result.Apart()[0]); over all runs, no attribute the cause does not
-// inject may be named as setting the tail apart in more than
-// maxFalseNamingRate of the runs. A run during which the machine stalled
+// inject may be named as setting the tail apart more often than a rate of
+// maxFalseNamingRate explains (a one-sided binomial test at level
+// falseNamingAlpha over the runs that do not inject it). A run during which the machine stalled
 // the load generator itself (the helper's canary, maxRunLag) is run again.
 //
 // Load comes in groups of requests every groupEvery (at once, but for the
@@ -25,6 +26,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -42,6 +44,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 const (
@@ -69,9 +72,14 @@ const (
 	// to maxAttempts times in all.
 	maxRunLag   = 20 * time.Millisecond
 	maxAttempts = 5
-	// maxFalseNamingRate bounds, per attribute, the share of runs in which
-	// an attribute the run's cause does not inject sets the tail apart.
+	// maxFalseNamingRate bounds, per attribute, the rate at which an
+	// attribute the run's cause does not inject sets the tail apart. The
+	// counts of 18 runs are tested against it with a one-sided binomial test
+	// at level falseNamingAlpha: the test fails when so many namings would
+	// happen with probability below falseNamingAlpha at that rate (6 or more
+	// of 18), and an attribution at the bound fails it at most that often.
 	maxFalseNamingRate = 0.10
+	falseNamingAlpha   = 0.01
 )
 
 // causeSeeds are the seeds each cause runs with (the mocks' and the plan's).
@@ -265,11 +273,20 @@ func slowConnectCause(rng *rand.Rand, seed uint64) causeSetup {
 // groupAt is when group g starts, from the mocks' creation.
 func groupAt(g int) time.Duration { return groupLead + time.Duration(g)*groupEvery }
 
+// binomialTail is P(X ≥ k) for X ~ Binomial(n, p).
+func binomialTail(k, n int, p float64) float64 {
+	if k <= 0 {
+		return 1
+	}
+	return distuv.Binomial{N: float64(n), P: p}.Survival(float64(k - 1))
+}
+
 // TestTailCausesFromMock runs every cause with every seed, checks what the
 // attribution names first, and then how often it names, as setting the
 // tail apart, an attribute the run's cause does not inject.
 func TestTailCausesFromMock(t *testing.T) {
 	falseNamed := map[string][]string{} // attribute → the runs that named it
+	injected := map[string]int{}        // attribute → the runs whose cause injects it
 	runs := 0
 	for _, c := range causes {
 		for _, seed := range causeSeeds {
@@ -277,6 +294,10 @@ func TestTailCausesFromMock(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				res := calmRun(t, c, seed)
 				runs++
+				injected[c.attr]++
+				for _, a := range c.also {
+					injected[a]++
+				}
 				var b strings.Builder
 				_ = res.WriteText(&b)
 				t.Log(b.String())
@@ -303,11 +324,11 @@ func TestTailCausesFromMock(t *testing.T) {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			rate := float64(len(falseNamed[n])) / float64(runs)
-			t.Logf("%s named without being injected in %d of %d runs: %v", n, len(falseNamed[n]), runs, falseNamed[n])
-			if rate > maxFalseNamingRate {
-				t.Errorf("%s sets the tail apart in %.0f%% of the runs that do not inject it (at most %.0f%%): %v",
-					n, 100*rate, 100*maxFalseNamingRate, falseNamed[n])
+			k, of := len(falseNamed[n]), runs-injected[n]
+			t.Logf("%s named without being injected in %d of %d runs: %v", n, k, of, falseNamed[n])
+			if p := binomialTail(k, of, maxFalseNamingRate); p < falseNamingAlpha {
+				t.Errorf("%s sets the tail apart in %d of the %d runs that do not inject it: P = %.2g at a rate of %.0f%% (below %g): %v",
+					n, k, of, p, 100*maxFalseNamingRate, falseNamingAlpha, falseNamed[n])
 			}
 		}
 	})
@@ -555,5 +576,18 @@ func TestTailServerQueueDepthFromRecords(t *testing.T) {
 		if a.Name == attribution.AttrServerQueue {
 			t.Errorf("without server_waiting the attribute is still there: %+v", a)
 		}
+	}
+}
+
+// TestBinomialTail: the false-naming test's bound for 18 runs at 10% is 6.
+func TestBinomialTail(t *testing.T) {
+	if p := binomialTail(0, 18, 0.1); p != 1 {
+		t.Errorf("P(X ≥ 0) = %v", p)
+	}
+	if p5, p6 := binomialTail(5, 18, 0.1), binomialTail(6, 18, 0.1); !(p5 > falseNamingAlpha && p6 < falseNamingAlpha) {
+		t.Errorf("P(X ≥ 5) = %.4f, P(X ≥ 6) = %.4f for 18 runs at 10%%: want the bound between them", p5, p6)
+	}
+	if p, want := binomialTail(1, 18, 0.1), 1-math.Pow(0.9, 18); math.Abs(p-want) > 1e-12 {
+		t.Errorf("P(X ≥ 1) = %g, want 1 − 0.9^18 = %g", p, want)
 	}
 }
