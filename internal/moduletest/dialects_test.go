@@ -186,7 +186,7 @@ func TestNewerDialectsAgainstHelperAndMock(t *testing.T) {
 	reasoning := fixedModel(e2ePrefill, e2eITL, e2eTokens)
 	reasoning.ReasoningTokens = mockllm.FixedCount(3)
 	log := &syncBuffer{}
-	mockURL := startMock(t, mockllm.Config{Seed: 7, APIKey: testKey, Log: log, Models: map[string]mockllm.ModelConfig{
+	mockURL, stopMock := startStoppableMock(t, mockllm.Config{Seed: 7, APIKey: testKey, Log: log, Models: map[string]mockllm.ModelConfig{
 		"plain": fixedModel(e2ePrefill, e2eITL, e2eTokens), "reasoning": reasoning,
 	}})
 	hs := startHelper(t)
@@ -199,6 +199,7 @@ func TestNewerDialectsAgainstHelperAndMock(t *testing.T) {
 	if len(rs) != 2*len(newAPIs) {
 		t.Fatalf("%d results, want %d", len(rs), 2*len(newAPIs))
 	}
+	stopMock() // the mock logs a request after its last byte: the log is complete once it stopped
 	gts := log.logs(t)
 	for _, r := range rs {
 		api, model, _ := strings.Cut(r.Tag, " ")

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,18 +53,31 @@ func startHelper(t *testing.T, opts ...helper.Option) *helper.Server {
 // startMock starts a mock LLM and stops it with the test.
 func startMock(t *testing.T, cfg mockllm.Config) string {
 	t.Helper()
+	url, _ := startStoppableMock(t, cfg)
+	return url
+}
+
+// startStoppableMock is startMock with the function that stops the mock
+// (idempotent; the test's cleanup calls it too): once it returned, every
+// request is in the mock's Config.Log.
+func startStoppableMock(t *testing.T, cfg mockllm.Config) (url string, stop func()) {
+	t.Helper()
 	m, err := mockllm.New(cfg)
 	if err != nil {
 		t.Fatalf("mockllm.New: %v", err)
 	}
 	ts := httptest.NewServer(m)
-	t.Cleanup(func() {
-		ts.Close()
-		if err := m.Close(); err != nil {
-			t.Errorf("mock close: %v", err)
-		}
-	})
-	return ts.URL
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			ts.Close()
+			if err := m.Close(); err != nil {
+				t.Errorf("mock close: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return ts.URL, stop
 }
 
 func fixedModel(prefill, itl time.Duration, tokens int) mockllm.ModelConfig {
