@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"io"
 	"net/http"
 	"testing"
@@ -33,6 +34,12 @@ func msOf(v *float64) (time.Duration, bool) {
 	return ms(*v), true
 }
 
+// sampleOf is an answer's one sample of a metric, as a duration.
+func sampleOf(a *helper.Answer, metric string) (time.Duration, bool) {
+	v, ok := a.Value(metric)
+	return ms(v), ok
+}
+
 // check applies checkAnswer to a helper answer.
 func (a *helperAnswer) check(t *testing.T, tg target) {
 	t.Helper()
@@ -51,10 +58,10 @@ func (a *helperAnswer) check(t *testing.T, tg target) {
 	var tm timings
 	tm.headers, _ = msOf(a.HeadersMS)
 	tm.firstEvent, _ = msOf(a.FirstEventMS)
-	tm.ttft, tm.hasTTFT = msOf(a.TTFTMS)
-	tm.tpot, tm.hasTPOT = msOf(a.TPOTMS)
-	tm.e2e, _ = msOf(a.E2EMS)
-	tm.itl = msList(a.ITLMS)
+	tm.ttft, tm.hasTTFT = sampleOf(&a.Answer, metrics.TTFT)
+	tm.tpot, tm.hasTPOT = sampleOf(&a.Answer, metrics.TPOT)
+	tm.e2e, _ = sampleOf(&a.Answer, metrics.E2E)
+	tm.itl = msList(a.Values(metrics.ITL))
 	// The helper writes milliseconds rounded to the microsecond.
 	checkAnswer(t, tg, o, tm, time.Microsecond)
 }
@@ -127,7 +134,7 @@ func TestOllamaHelper(t *testing.T) {
 					t.Errorf("text %q, %d events, %d with text, %d input tokens;\nindependently: %q, %d, %d, %d",
 						a.text(), a.Events, a.TextEvents, a.InputTokens, raw.text, raw.events, raw.textEvents, raw.promptTokens)
 				}
-				t.Logf("TTFT %v ms, TPOT %v ms, E2E %v ms", *a.TTFTMS, *a.TPOTMS, *a.E2EMS)
+				t.Logf("samples %v", a.Samples)
 			})
 		}
 	})
@@ -142,7 +149,7 @@ func TestOllamaHelper(t *testing.T) {
 					t.Fatal(errs[i])
 				}
 				answers[i].check(t, tg)
-				t.Logf("TTFT %v ms, TPOT %v ms, E2E %v ms", *answers[i].TTFTMS, *answers[i].TPOTMS, *answers[i].E2EMS)
+				t.Logf("samples %v", answers[i].Samples)
 			})
 		}
 	})

@@ -107,6 +107,11 @@ type Record struct {
 	// exports no such metric.
 	ServerWaiting *float64 `json:"server_waiting,omitempty"`
 	ServerRunning *float64 `json:"server_running,omitempty"`
+
+	// ClientLagNS is the client path's own lateness while the request ran:
+	// the helper's canary's worst delay (the llm_client_lag sample); absent
+	// when the canary did not run.
+	ClientLagNS *int64 `json:"client_lag_ns,omitempty"`
 }
 
 // Error is a failed request's error kind and (redacted) message.

@@ -44,6 +44,7 @@ export const METRICS = Object.freeze({
   ttftAnswer: 'llm_ttft_answer',
   tpot: 'llm_tpot',
   itl: 'llm_itl',
+  itlMax: 'llm_itl_max',
   e2e: 'llm_e2e',
   outputTokens: 'llm_output_tokens',
   inputTokens: 'llm_input_tokens',
@@ -77,28 +78,17 @@ const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
 
 // Declared once per VU, at module load (k6's init context).
-const mTTFT = new Trend(METRICS.ttft, true);
-const mTTFTAnswer = new Trend(METRICS.ttftAnswer, true);
-const mTPOT = new Trend(METRICS.tpot, true);
-const mITL = new Trend(METRICS.itl, true);
-const mE2E = new Trend(METRICS.e2e, true);
-const mOutputTokens = new Counter(METRICS.outputTokens);
-const mInputTokens = new Counter(METRICS.inputTokens);
-const mFailed = new Rate(METRICS.requestsFailed);
-const mServerPrefill = new Trend(METRICS.serverPrefill, true);
-const mServerTPOT = new Trend(METRICS.serverTPOT, true);
-const mCachedInputTokens = new Counter(METRICS.cachedInputTokens);
-const mClientLag = new Trend(METRICS.clientLag, true);
-const mZeroGaps = new Counter(METRICS.itlZeroGaps); // one sample per request, not per gap
-const mCost = new Counter(METRICS.cost); // sampled only by Clients with prices
-// The stages of TTFT, sampled only by Clients with stages: true.
-const mStages = [
-  ['stage_connect_ms', new Trend(METRICS.stageConnect, true)],
-  ['stage_send_ms', new Trend(METRICS.stageSend, true)],
-  ['stage_wait_ms', new Trend(METRICS.stageWait, true)],
-  ['stage_first_event_ms', new Trend(METRICS.stageFirstEvent, true)],
-  ['stage_first_token_ms', new Trend(METRICS.stageFirstToken, true)],
-];
+// The module's metrics, declared in the init context of every VU. The helper
+// answers each request with its samples by metric name (metrics.FromRecord in
+// Go, the one definition of a request's samples); the module adds them as they
+// are. llm_slo_met is declared by the first Client with an slo.
+const TIME_TRENDS = ['ttft', 'ttftAnswer', 'tpot', 'itl', 'itlMax', 'e2e', 'serverPrefill', 'serverTPOT', 'clientLag',
+  'stageConnect', 'stageSend', 'stageWait', 'stageFirstEvent', 'stageFirstToken'];
+const COUNTERS = ['outputTokens', 'inputTokens', 'cachedInputTokens', 'itlZeroGaps', 'cost'];
+const metricByName = {};
+for (const k of TIME_TRENDS) metricByName[METRICS[k]] = new Trend(METRICS[k], true);
+for (const k of COUNTERS) metricByName[METRICS[k]] = new Counter(METRICS[k]);
+metricByName[METRICS.requestsFailed] = new Rate(METRICS.requestsFailed);
 let mSLO = null; // created by the first Client that has an slo (in the init context)
 
 // The workload metrics: Dataset, Session, fixedOutputTokens, arrivals().
@@ -111,11 +101,21 @@ export const WORKLOAD_METRICS = Object.freeze({
 /** The metadata key that carries a dataset entry's id on its request's llm_* samples. */
 export const ENTRY_ID_METADATA = 'llm_entry_id';
 
-const mMismatch = new Counter(WORKLOAD_METRICS.outputLengthMismatch);
+metricByName[WORKLOAD_METRICS.outputLengthMismatch] = new Counter(WORKLOAD_METRICS.outputLengthMismatch);
 const mDropped = new Counter(WORKLOAD_METRICS.arrivalsDropped);
 const mLateness = new Trend(WORKLOAD_METRICS.arrivalLateness, true);
 
 let requestSeq = 0; // per VU: every runtime loads its own copy of this module
+
+// A random prefix of this VU's request ids, so that ids are unique across
+// runs, load generators (k6-operator instances number their VUs from 1 each)
+// and helpers: analyze never joins requests of different runs.
+const ID_PREFIX = randomPrefix();
+function randomPrefix() {
+  let out = '';
+  while (out.length < 12) out += Math.floor(Math.random() * 2176782336).toString(36);
+  return out.slice(0, 12);
+}
 
 const CLIENT_OPTIONS = [
   'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
@@ -124,7 +124,11 @@ const CLIENT_OPTIONS = [
   'prices',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline'];
-const SLO_KEYS = ['ttft', 'ttftAnswer', 'tpot', 'e2e'];
+// The slo keys and the metric each limits (every sample ≤ the limit).
+const SLO_METRICS = Object.freeze({
+  ttft: 'llm_ttft', ttftAnswer: 'llm_ttft_answer', tpot: 'llm_tpot', e2e: 'llm_e2e', maxGap: 'llm_itl_max',
+});
+const SLO_KEYS = Object.keys(SLO_METRICS);
 const PRICE_KEYS = ['input', 'output', 'cachedInput'];
 
 /**
@@ -196,6 +200,7 @@ export class Client {
     if (this.slo !== null && mSLO === null) {
       try {
         mSLO = new Rate(METRICS.sloMet);
+        metricByName[METRICS.sloMet] = mSLO;
       } catch (e) {
         throw new Error(`llmstream: a Client with slo must be created in the init context (the top level of the script), because it declares the ${METRICS.sloMet} metric: ${e}`);
       }
@@ -222,7 +227,8 @@ export class Client {
 
     Object.assign(this, workloadOptions(o, this.api));
     this._started = 0; // requests started by this Client in this VU (for warmup)
-    this._itlAcc = 0; // deterministic ITL thinning accumulator
+    // What shapes each request's samples, sent with every request.
+    Object.defineProperty(this, '_samples', { value: sampleOptions(this), enumerable: false });
   }
 
   /**
@@ -299,7 +305,7 @@ export class Client {
 
     requestSeq++;
     this._started++;
-    const id = vuID() + '-' + requestSeq;
+    const id = ID_PREFIX + '-' + vuID() + '-' + requestSeq;
     const tags = Object.assign({}, this.tags, entry !== null ? stringTags(entry.tags, 'entry.tags') : {}, stringTags(co.tags, 'tags'));
     const warmup = this._started <= this.warmup;
     const wire = {
@@ -311,7 +317,7 @@ export class Client {
       timeout_ms: timeoutMs,
       keep_text: keepText,
       keep_timeline: keepTimeline,
-      itl: this.itl.mode === 'all' || this.itl.mode === 'fraction',
+      samples: expected === null ? this._samples : Object.assign({ expect_output_tokens: expected }, this._samples),
       id: id,
       module_version: VERSION, // the helper refuses another release's module
     };
@@ -360,6 +366,7 @@ export class Client {
   _finish(req, answer) {
     const raw = answer.raw;
     const err = answer.error;
+    const samples = answer.samples !== null ? answer.samples : failureSamples(this);
     const r = {
       ok: err === null,
       status: answer.status,
@@ -367,12 +374,12 @@ export class Client {
       errorKind: err === null ? '' : err.kind,
       model: (raw && typeof raw.model === 'string' && raw.model) || req.model,
       api: (raw && typeof raw.api === 'string' && raw.api) || this.api,
-      ttft: msOrNull(raw, 'ttft_ms'),
-      ttftAnswer: msOrNull(raw, 'ttft_answer_ms'),
-      tpot: msOrNull(raw, 'tpot_ms'),
-      e2e: msOrNull(raw, 'e2e_ms'),
-      itl: raw && Array.isArray(raw.itl_ms) ? raw.itl_ms : [],
-      itlTokens: raw && Array.isArray(raw.itl_tokens) ? raw.itl_tokens : null,
+      ttft: firstSample(samples, METRICS.ttft),
+      ttftAnswer: firstSample(samples, METRICS.ttftAnswer),
+      tpot: firstSample(samples, METRICS.tpot),
+      e2e: firstSample(samples, METRICS.e2e),
+      itlMax: firstSample(samples, METRICS.itlMax),
+      itl: allSamples(samples, METRICS.itl),
       outputTokens: countOf(raw, 'output_tokens'),
       inputTokens: countOf(raw, 'input_tokens'),
       reasoningTokens: countOf(raw, 'reasoning_tokens'),
@@ -384,7 +391,6 @@ export class Client {
       requestId: req.id,
       raw: raw,
     };
-    if (!r.ok) r.tpot = null; // TPOT is defined for complete streams only
     if (req.keepText) {
       r.text = raw && typeof raw.text === 'string' ? raw.text : '';
       r.reasoning = raw && typeof raw.reasoning === 'string' ? raw.reasoning : '';
@@ -393,45 +399,27 @@ export class Client {
     if (req.keepTimeline) {
       r.timeline = raw && Array.isArray(raw.timeline) ? raw.timeline : [];
     }
-    r.sloMet = this.slo === null ? null : sloMet(this.slo, r);
-    r.cost = this.prices === null ? null : requestCost(this.prices, r);
+    const met = firstSample(samples, METRICS.sloMet);
+    r.sloMet = this.slo === null ? null : met === 1;
+    r.cost = this.prices === null ? null : firstSample(samples, METRICS.cost);
     r.entryId = req.entryID;
     r.expectedOutputTokens = req.expectedOutput;
-    r.outputLengthMismatch = req.expectedOutput !== null && r.ok && r.outputTokens !== req.expectedOutput;
-    if (!r.warmup) this._record(req, r);
+    r.outputLengthMismatch = firstSample(samples, WORKLOAD_METRICS.outputLengthMismatch) === 1;
+    if (!r.warmup) this._record(req, r, samples, answer.tags);
     return r;
   }
 
-  _record(req, r) {
+  _record(req, r, samples, moduleTags) {
     // Client tags and per-call tags first; the module's own tags win, because
     // they are the contract analyze and thresholds rely on.
-    const tags = Object.assign({}, req.tags, {
+    const tags = Object.assign({}, req.tags, moduleTags || {
       model: r.model,
       api: r.api,
       status: String(r.status),
       error: r.errorKind,
       token_source: r.tokenSource,
     });
-    withMetadata(req.id, req.entryID, () => this._addSamples(r, tags));
-  }
-
-  // Adds the request's samples (with its metadata set).
-  _addSamples(r, tags) {
-    if (r.ttft !== null) mTTFT.add(r.ttft, tags);
-    if (r.ttftAnswer !== null) mTTFTAnswer.add(r.ttftAnswer, tags);
-    if (r.tpot !== null && r.ok && r.outputTokens >= 2) mTPOT.add(r.tpot, tags);
-    if (r.e2e !== null) mE2E.add(r.e2e, tags);
-    this._recordITL(r, tags);
-    mOutputTokens.add(r.outputTokens, tags);
-    mInputTokens.add(r.inputTokens, tags);
-    recordServer(r, tags);
-    if (this.stages) recordStages(r.raw, tags);
-    mFailed.add(r.ok ? 0 : 1, tags);
-    const lag = msOrNull(r.raw, 'client_lag_ms');
-    if (lag !== null) mClientLag.add(lag, tags);
-    if (mSLO !== null && r.sloMet !== null) mSLO.add(r.sloMet ? 1 : 0, tags);
-    if (r.cost !== null) mCost.add(r.cost, tags);
-    if (r.outputLengthMismatch) mMismatch.add(1, tags);
+    withMetadata(req.id, req.entryID, () => addSamples(samples, tags));
   }
 
   // With fixedOutputTokens, sets the dialect's knobs so that the server
@@ -452,39 +440,6 @@ export class Client {
       body.min_tokens = n;
     }
     return n;
-  }
-
-  // One llm_itl sample per gap; a gap that the server says closed with k > 1
-  // tokens (itl_tokens) counts as k samples of gap/k, so the ITL distribution is
-  // per token either way. With itl: fraction, a deterministic accumulator keeps
-  // that share of the samples (every 1/f-th), not a random one.
-  // The zero gaps among the samples kept are one llm_itl_zero_gaps sample per
-  // request, 0 included (a Counter: a sample per gap would double k6's
-  // per-token cost).
-  _recordITL(r, tags) {
-    const mode = this.itl.mode;
-    if (mode === 'off' || mode === 'records') return;
-    const gaps = r.itl;
-    const toks = r.itlTokens;
-    const thin = mode === 'fraction';
-    let zeros = 0;
-    for (let i = 0; i < gaps.length; i++) {
-      const gap = gaps[i];
-      if (typeof gap !== 'number' || !isFinite(gap)) continue;
-      let k = toks !== null && i < toks.length ? Math.floor(Number(toks[i])) : 1;
-      if (!(k >= 1)) k = 1;
-      const v = gap / k;
-      for (let j = 0; j < k; j++) {
-        if (thin) {
-          this._itlAcc += this.itl.fraction;
-          if (this._itlAcc < 1 - 1e-9) continue;
-          this._itlAcc -= 1;
-        }
-        mITL.add(v, tags);
-        if (gap === 0) zeros++;
-      }
-    }
-    mZeroGaps.add(zeros, tags);
   }
 }
 
@@ -516,15 +471,6 @@ function pricesOption(v) {
     output: v.output === undefined ? 0 : v.output,
     cachedInput: v.cachedInput === undefined ? input : v.cachedInput,
   });
-}
-
-// requestCost is one request's cost in the prices' currency: input tokens not
-// read from the cache at the input price, cached ones at the cached price,
-// output tokens at the output price, per million tokens.
-function requestCost(prices, r) {
-  const cached = Math.min(r.cachedInputTokens, r.inputTokens);
-  const fresh = r.inputTokens - cached;
-  return (fresh * prices.input + cached * prices.cachedInput + r.outputTokens * prices.output) / 1e6;
 }
 
 /**
@@ -647,32 +593,15 @@ function geminiParts(content) {
 
 // serverTimingsOf is the server's own timings of an answer, null when none.
 function serverTimingsOf(raw) {
-  if (raw === null || raw === undefined || typeof raw.server_output_tokens !== 'number') return null;
+  const sv = raw === null || raw === undefined ? null : raw.server;
+  if (sv === null || sv === undefined || typeof sv !== 'object') return null;
   return {
-    prefill: msOrNull(raw, 'server_prefill_ms'),
-    decode: msOrNull(raw, 'server_decode_ms'),
-    tpot: msOrNull(raw, 'server_tpot_ms'),
-    promptTokens: countOf(raw, 'server_prompt_tokens'),
-    outputTokens: countOf(raw, 'server_output_tokens'),
+    prefill: msOrNull(sv, 'prefill_ms'),
+    decode: msOrNull(sv, 'decode_ms'),
+    tpot: msOrNull(sv, 'tpot_ms'),
+    promptTokens: countOf(sv, 'prompt_tokens'),
+    outputTokens: countOf(sv, 'output_tokens'),
   };
-}
-
-// recordServer adds the cached-token count and the server's own timings.
-function recordServer(r, tags) {
-  if (r.cachedInputTokens > 0) mCachedInputTokens.add(r.cachedInputTokens, tags);
-  const st = r.serverTimings;
-  if (st === null) return;
-  if (st.prefill !== null) mServerPrefill.add(st.prefill, tags);
-  if (st.tpot !== null) mServerTPOT.add(st.tpot, tags);
-}
-
-// recordStages adds the stages of TTFT (null without a TTFT).
-function recordStages(raw, tags) {
-  if (raw === null || raw === undefined) return;
-  for (let i = 0; i < mStages.length; i++) {
-    const v = raw[mStages[i][0]];
-    if (typeof v === 'number') mStages[i][1].add(v, tags);
-  }
 }
 
 function itlOption(v) {
@@ -691,7 +620,7 @@ function itlOption(v) {
 function sloOption(v) {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'object' || Array.isArray(v)) {
-    throw new TypeError("llmstream: new Client: slo must be an object like { ttft: '2s', tpot: '50ms' }");
+    throw new TypeError("llmstream: new Client: slo must be an object like { ttft: '2s', tpot: '50ms', maxGap: '500ms' }");
   }
   const out = {};
   let n = 0;
@@ -708,26 +637,59 @@ function sloOption(v) {
   return out;
 }
 
-// A request meets the SLO when it succeeded and every given limit holds. A limit
-// on something the request did not have (tpot with fewer than 2 tokens) holds;
-// ttftAnswer without a reasoning phase is the ttft.
-function sloMet(slo, r) {
-  if (!r.ok) return false;
-  const value = {
-    ttft: r.ttft,
-    ttftAnswer: r.ttftAnswer !== null ? r.ttftAnswer : r.ttft,
-    tpot: r.tpot,
-    e2e: r.e2e,
-  };
-  for (const k of Object.keys(slo)) {
-    const v = value[k];
-    if (v === null) {
-      if (k === 'tpot') continue;
-      return false;
-    }
-    if (!(v <= slo[k])) return false;
+// sampleOptions are what shapes a Client's samples, as the helper takes them
+// (helper.SampleOptions): the itl mode, stages, the slo's limits, the prices.
+function sampleOptions(c) {
+  const o = { itl: c.itl.mode };
+  if (c.itl.mode === 'fraction') o.fraction = c.itl.fraction;
+  if (c.stages) o.stages = true;
+  if (c.slo !== null) {
+    o.slo = { limits: Object.keys(c.slo).map((k) => ({ metric: SLO_METRICS[k], op: '<=', value: c.slo[k] })) };
   }
-  return true;
+  if (c.prices !== null) {
+    o.prices = { input: c.prices.input, output: c.prices.output, cached_input: c.prices.cachedInput };
+  }
+  return o;
+}
+
+// addSamples adds a request's samples ([{metric, values}], as the helper
+// answers them) with tags; a metric this module does not declare is skipped.
+function addSamples(samples, tags) {
+  for (let i = 0; i < samples.length; i++) {
+    const m = metricByName[samples[i].metric];
+    if (m === undefined) continue;
+    const v = samples[i].values;
+    for (let j = 0; j < v.length; j++) m.add(v[j], tags);
+  }
+}
+
+// firstSample is a request's first sample of a metric, null when none.
+function firstSample(samples, metric) {
+  for (let i = 0; i < samples.length; i++) {
+    if (samples[i].metric === metric) return samples[i].values.length > 0 ? samples[i].values[0] : null;
+  }
+  return null;
+}
+
+// allSamples is a request's samples of a metric ([] when none).
+function allSamples(samples, metric) {
+  for (let i = 0; i < samples.length; i++) {
+    if (samples[i].metric === metric) return samples[i].values;
+  }
+  return [];
+}
+
+// failureSamples are the samples of a request the helper did not answer for
+// (unreachable, or it refused the request): what metrics.FromRecord makes of a
+// record with only an error (a test holds the two together).
+function failureSamples(c) {
+  const out = [];
+  if (c.itl.mode === 'all' || c.itl.mode === 'fraction') out.push({ metric: METRICS.itlZeroGaps, values: [0] });
+  out.push({ metric: METRICS.outputTokens, values: [0] }, { metric: METRICS.inputTokens, values: [0] },
+    { metric: METRICS.requestsFailed, values: [1] });
+  if (c.slo !== null) out.push({ metric: METRICS.sloMet, values: [0] });
+  if (c.prices !== null) out.push({ metric: METRICS.cost, values: [0] });
+  return out;
 }
 
 function readHelperAnswer(res) {
@@ -757,7 +719,7 @@ function readHelperAnswer(res) {
       raw = null;
     }
     if (!detail) detail = truncate(typeof res.body === 'string' ? res.body : '', 200);
-    return { status: 0, error: { kind: HELPER_ERROR_KIND, message: `helper answered ${status}: ${detail}` }, raw: raw };
+    return { status: 0, error: { kind: HELPER_ERROR_KIND, message: `helper answered ${status}: ${detail}` }, raw: raw, samples: null, tags: null };
   }
   let raw;
   try {
@@ -782,7 +744,14 @@ function parseRecord(body) {
   }
 }
 
+// ANSWER_VERSION is the helper answer's version this module reads
+// (helper.AnswerVersion).
+const ANSWER_VERSION = 2;
+
 function fromRecord(raw) {
+  if (raw.version !== ANSWER_VERSION || !Array.isArray(raw.samples)) {
+    return hopFailure(`the helper answered version ${JSON.stringify(raw.version)}, this module reads version ${ANSWER_VERSION}: use the helper of the same release`);
+  }
   let error = null;
   if (raw.error !== null && raw.error !== undefined) {
     error = {
@@ -793,11 +762,14 @@ function fromRecord(raw) {
     error = { kind: HELPER_ERROR_KIND, message: 'helper record has ok=false but no error' };
   }
   const st = Number(raw.status);
-  return { status: isFinite(st) ? st : 0, error: error, raw: raw };
+  const tags = raw.tags !== null && typeof raw.tags === 'object' ? raw.tags : null;
+  return { status: isFinite(st) ? st : 0, error: error, raw: raw, samples: raw.samples, tags: tags };
 }
 
+// hopFailure is a request the helper did not answer for; its samples are
+// failureSamples.
 function hopFailure(message) {
-  return { status: 0, error: { kind: HELPER_ERROR_KIND, message: message }, raw: null };
+  return { status: 0, error: { kind: HELPER_ERROR_KIND, message: message }, raw: null, samples: null, tags: null };
 }
 
 function msOrNull(raw, field) {

@@ -128,8 +128,12 @@ func TestLimitedByLoadGenerator(t *testing.T) {
 	}{
 		{0.5, 20, false}, {1.5, 100, true}, {0.5, 4, true}, {0.3, 4, false}, {0.9, math.NaN(), false}, {1.01, -1, true},
 	} {
-		if got, why := LimitedByLoadGenerator(c.lag, c.itl); got != c.want || got == (why == "") {
+		if got, why := LimitedByLoadGenerator(c.lag, c.itl, 100); got != c.want || got == (why == "") {
 			t.Errorf("lag %v, ITL %v: %v %q, want %v", c.lag, c.itl, got, why, c.want)
+		}
+		// Too few samples: no verdict, and the reason says how many there were.
+		if got, why := LimitedByLoadGenerator(c.lag, c.itl, 2); got || !strings.Contains(why, "2 client lag sample(s)") {
+			t.Errorf("lag %v on 2 samples: %v %q, want no verdict naming 2 samples", c.lag, got, why)
 		}
 	}
 }

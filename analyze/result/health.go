@@ -2,7 +2,6 @@ package result
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
@@ -21,17 +20,15 @@ const (
 
 // LimitedByLoadGenerator applies the one rule of the load-generator warning
 // (internal/loadgen, which the helper's health and so the runner's warning
-// apply too) to a client lag p99 and an ITL p50 in milliseconds (≤ 0 or NaN
-// when unknown: the lag is judged alone). why says which bound was passed.
-func LimitedByLoadGenerator(lagP99, itlP50 float64) (limited bool, why string) {
+// apply too, to the same samples) to a client lag p99 and an ITL p50 in
+// milliseconds (≤ 0 or NaN when unknown: the lag is judged alone), over n
+// lag samples. why says which bound was passed, or why there is no verdict.
+func LimitedByLoadGenerator(lagP99, itlP50 float64, n int64) (limited bool, why string) {
 	if !(itlP50 > 0) {
 		itlP50 = 0
 	}
-	return loadgen.Limited(msDuration(lagP99), msDuration(itlP50))
+	return loadgen.Judge(lagP99, itlP50, int(n))
 }
-
-// msDuration converts milliseconds to a duration.
-func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 // clientHealth fills the summary's client health, one entry per group with
 // a client lag or zero-gap series, and warns when the load generator limits
@@ -84,7 +81,7 @@ func (rep *Summary) clientHealth(d *model.Data) {
 				itl = *h.ITLP50
 			}
 			var why string
-			if h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl); h.Limited {
+			if h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl, h.LagCount); h.Limited {
 				h.Warning = "results are limited by the load generator: " + why
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %s", ClientLagMetric, model.GroupSuffix(k), h.Warning))
 			}

@@ -1,7 +1,8 @@
 // Package loadgen holds the one rule that says when a run's timings are
 // limited by the load generator rather than by the LLM: the helper's health
 // summary (and so the runner's end-of-run warning) and analyze's summary both
-// apply it.
+// apply it, to the same statistic of the same samples: k6's p(99) of
+// llm_client_lag, one sample per request.
 package loadgen
 
 import (
@@ -17,20 +18,32 @@ const (
 	MaxLagShareOfITL = 0.10
 )
 
-// Limited applies the bound to a client lag p99 and an ITL p50 (≤ 0 when
-// unknown: the lag is then judged alone). why says which bound was passed.
-func Limited(lagP99, itlP50 time.Duration) (limited bool, why string) {
+// MinSamples is the number of llm_client_lag samples (requests) the rule
+// needs before it says anything. Below 100 samples, k6's p(99) is the largest
+// sample or an interpolation toward it: the figure would be one request's bad
+// luck (a first connection, a GC pause), not the machine's state. At 100 the
+// p(99) rests on the second-largest sample.
+const MinSamples = 100
+
+// Judge applies the bound to a client lag p99 and an ITL p50 in milliseconds
+// (≤ 0 when unknown: the lag is then judged alone), over n lag samples.
+// why says which bound was passed, or, with too few samples, that there is
+// no verdict and how many samples there were.
+func Judge(lagP99MS, itlP50MS float64, n int) (limited bool, why string) {
+	if n < MinSamples {
+		return false, fmt.Sprintf("no load-generator verdict: %d client lag sample(s), the rule needs %d", n, MinSamples)
+	}
 	switch {
-	case lagP99 > MaxLag:
-		return true, fmt.Sprintf("client lag p99 %s ms is above %s ms", ms(lagP99), ms(MaxLag))
-	case itlP50 > 0 && float64(lagP99) > MaxLagShareOfITL*float64(itlP50):
-		return true, fmt.Sprintf("client lag p99 %s ms is above %g%% of the ITL p50 (%s ms)",
-			ms(lagP99), 100*MaxLagShareOfITL, ms(itlP50))
+	case lagP99MS > ms(MaxLag):
+		return true, fmt.Sprintf("client lag p99 %s ms (%d requests) is above %s ms", fmtMS(lagP99MS), n, fmtMS(ms(MaxLag)))
+	case itlP50MS > 0 && lagP99MS > MaxLagShareOfITL*itlP50MS:
+		return true, fmt.Sprintf("client lag p99 %s ms (%d requests) is above %g%% of the ITL p50 (%s ms)",
+			fmtMS(lagP99MS), n, 100*MaxLagShareOfITL, fmtMS(itlP50MS))
 	}
 	return false, ""
 }
 
-// ms formats a duration in milliseconds to 4 significant digits.
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'g', 4, 64)
-}
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fmtMS formats milliseconds to 4 significant digits.
+func fmtMS(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"io"
 	"log/slog"
 	"net/http"
@@ -130,30 +131,35 @@ func TestEndToEndDialects(t *testing.T) {
 			if a.API != wantAPI || a.Model != wantModel || a.Status != 200 {
 				t.Errorf("api %q model %q status %d", a.API, a.Model, a.Status)
 			}
-			if a.OutputTokens != 12 || a.TokenSource != "usage" || a.TextEvents != 12 || len(a.ITLMS) != 11 {
-				t.Errorf("tokens %d (%s), text events %d, %d ITL gaps; want 12, usage, 12, 11", a.OutputTokens, a.TokenSource, a.TextEvents, len(a.ITLMS))
+			itl := a.Values(metrics.ITL)
+			if a.OutputTokens != 12 || a.TokenSource != "usage" || a.TextEvents != 12 || len(itl) != 11 {
+				t.Errorf("tokens %d (%s), text events %d, %d ITL gaps; want 12, usage, 12, 11", a.OutputTokens, a.TokenSource, a.TextEvents, len(itl))
 			}
-			if a.TTFTMS == nil || a.TPOTMS == nil || a.E2EMS == nil || a.TTFTAnswerMS != nil || a.Text == nil || *a.Text == "" {
-				t.Fatalf("ttft %v tpot %v e2e %v ttft_answer %v text %v", a.TTFTMS, a.TPOTMS, a.E2EMS, a.TTFTAnswerMS, a.Text)
+			ttft, hasTTFT := a.Value(metrics.TTFT)
+			_, hasTPOT := a.Value(metrics.TPOT)
+			_, hasE2E := a.Value(metrics.E2E)
+			_, hasAnswer := a.Value(metrics.TTFTAnswer)
+			if !hasTTFT || !hasTPOT || !hasE2E || hasAnswer || a.Text == nil || *a.Text == "" {
+				t.Fatalf("samples %v, text %v", a.Samples, a.Text)
 			}
 			// The mock's schedule: ≥ 30 ms to the first token, ≥ 10 ms per gap.
 			// Lower bounds are exact (the mock never writes early); upper bounds
 			// are generous (the machine is shared).
-			if *a.TTFTMS < 30 || *a.TTFTMS > 30+2000 {
-				t.Errorf("ttft %.3f ms, want ≈ 30", *a.TTFTMS)
+			if ttft < 30 || ttft > 30+2000 {
+				t.Errorf("ttft %.3f ms, want ≈ 30", ttft)
 			}
-			for i, g := range a.ITLMS {
+			for i, g := range itl {
 				if g < 0 || g > 10+2000 {
 					t.Errorf("itl[%d] = %.3f ms, want ≈ 10", i, g)
 				}
 			}
 			var sum float64
-			for _, g := range a.ITLMS {
+			for _, g := range itl {
 				sum += g
 			}
 			// The mock paces from the request's arrival and never writes early, so
 			// the last token cannot be read before 30 + 11×10 ms (1 ms for rounding).
-			if last := *a.TTFTMS + sum; last < 30+11*10-1 {
+			if last := ttft + sum; last < 30+11*10-1 {
 				t.Errorf("last token read at %.3f ms, before the 140 ms schedule", last)
 			}
 			// Ground truth: each stamped event was read after it was written, and
@@ -173,10 +179,11 @@ func TestEndToEndDialects(t *testing.T) {
 				t.Errorf("%d events with the mock's write stamp, want ≥ 12", stamped)
 			}
 			// ollama reports the mock's own timings: 30 ms prefill, 11 gaps of 10 ms.
-			if (tt.api == "ollama") != (a.ServerTPOTMS != nil) {
-				t.Errorf("server_tpot_ms %v for %s", a.ServerTPOTMS, tt.api)
-			} else if a.ServerTPOTMS != nil && (*a.ServerPrefillMS != 30 || *a.ServerDecodeMS != 110 || *a.ServerOutputTokens != 12) {
-				t.Errorf("server timings: prefill %v decode %v tokens %v; want 30, 110, 12", *a.ServerPrefillMS, *a.ServerDecodeMS, *a.ServerOutputTokens)
+			serverTPOT, hasServerTPOT := a.Value(metrics.ServerTPOT)
+			if (tt.api == "ollama") != hasServerTPOT || (tt.api == "ollama") != (a.Server != nil) {
+				t.Errorf("llm_server_tpot %v, server %+v for %s", a.Values(metrics.ServerTPOT), a.Server, tt.api)
+			} else if a.Server != nil && (*a.Server.PrefillMS != 30 || *a.Server.DecodeMS != 110 || a.Server.OutputTokens != 12 || serverTPOT != MS(110*time.Millisecond/12)) {
+				t.Errorf("server timings: prefill %v decode %v tokens %v tpot %v; want 30, 110, 12, %v", *a.Server.PrefillMS, *a.Server.DecodeMS, a.Server.OutputTokens, serverTPOT, MS(110*time.Millisecond/12))
 			}
 		})
 	}
@@ -209,8 +216,8 @@ func TestEndToEndMockFaults(t *testing.T) {
 			if code != tt.code || a.OK || a.Error == nil || a.Error.Kind != tt.kind {
 				t.Fatalf("code %d, want %d with the record of error kind %s: %s", code, tt.code, tt.kind, raw)
 			}
-			if a.E2EMS == nil {
-				t.Errorf("a failed request still has e2e_ms")
+			if _, ok := a.Value(metrics.E2E); !ok {
+				t.Errorf("a failed request still has llm_e2e")
 			}
 			if strings.Contains(raw, testKey) {
 				t.Errorf("answer leaks the key: %s", raw)

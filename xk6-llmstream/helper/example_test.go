@@ -39,7 +39,8 @@ func ExampleStart() {
 		panic(err)
 	}
 	fmt.Println(resp.StatusCode, rec.OK, rec.API, rec.Model)
-	fmt.Println("has ttft:", rec.TTFTMS != nil, "gaps:", len(rec.ITLMS))
+	_, hasTTFT := rec.Value("llm_ttft")
+	fmt.Println("has ttft:", hasTTFT, "gaps:", len(rec.Values("llm_itl")))
 	fmt.Println("tokens:", rec.OutputTokens, rec.TokenSource, *rec.FinishReason)
 	// Output:
 	// 200 true openai-chat gpt-4o-mini

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -25,6 +26,7 @@ const (
 	KindUnauthorized = "helper_unauthorized" // 401: token missing or wrong
 	KindForbidden    = "helper_forbidden"    // 403: upstream host not on the allow-list
 	KindTooLarge     = "helper_too_large"    // 413: request body over the cap
+	KindInternal     = "helper_internal"     // 500: the helper failed itself
 )
 
 // Paths served by the Handler.
@@ -53,6 +55,7 @@ type Handler struct {
 
 	canary *canary   // run by a Server; without one, answers carry no client lag
 	itl    histogram // every ITL gap answered, for Health
+	lags   lagValues // every llm_client_lag answered, for Health
 	self   netip.AddrPort
 
 	// stopCtx ends when the helper shuts down and cancels its streams; their
@@ -188,7 +191,12 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 			"error", kind, "ttft", rec.TTFT, "e2e", rec.E2E, "events", rec.Events)
 	}
 	gone := r.Context().Err() != nil
-	h.record(p, rec, gone, server)
+	rr := toRecord(rec, p, gone, server)
+	if lag, ok := h.canary.maxSince(mark); ok {
+		ns := int64(lag)
+		rr.ClientLagNS = &ns
+	}
+	h.record(rr)
 	if gone {
 		// The k6 side went away; the engine has stopped the upstream request.
 		h.canceled.Add(1)
@@ -198,17 +206,16 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	for _, g := range rec.ITL {
 		h.itl.add(g)
 	}
-	lag, hasLag := h.canary.maxSince(mark)
-	out := appendRecord((*bp)[:0], rec, &encodeOptions{
-		lag:          lag,
-		hasLag:       hasLag,
-		api:          p.req.Dialect,
-		itl:          p.itl,
+	if rr.ClientLagNS != nil && !rr.Warmup {
+		h.lags.add(metrics.MS(*rr.ClientLagNS))
+	}
+	out := appendAnswer((*bp)[:0], newAnswer(rr, rec, &answerOptions{
+		samples:      p.samples,
 		keepText:     p.req.KeepText,
 		keepTimeline: p.req.KeepTimeline,
 		maxText:      h.cfg.maxText,
 		red:          p.redactor,
-	})
+	}))
 	*bp = out
 	writeJSON(w, answerStatus(rec), out)
 }
@@ -293,7 +300,7 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, e *requestError
 	// End reads at once, so that the server does not wait for an unread rest
 	// of the body before closing (it drains a body it did not read).
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-	writeJSON(w, e.status, appendHelperError(nil, e.kind, e.msg))
+	writeJSON(w, e.status, appendRefusal(nil, e.kind, e.msg))
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

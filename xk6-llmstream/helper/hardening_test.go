@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/loadgen"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -248,30 +250,58 @@ func TestHealthReportsInjectedLag(t *testing.T) {
 			clk := &fakeClock{t: time.Unix(0, 0), lag: tc.lag}
 			gaps := []time.Duration{tc.itl, 0, tc.itl, tc.itl}
 			var h *Handler
-			st := &tickingStreamer{ticks: 50, clk: clk, rec: &stream.Record{Status: 200, ITL: gaps, TextEvents: 5}}
+			st := &tickingStreamer{ticks: 50, clk: clk, rec: &stream.Record{Status: 200, HasTTFT: true, TTFT: tc.itl, ITL: gaps, TextEvents: 5}}
 			h = NewHandler(WithStreamer(st))
 			st.h = h
 			clk.install(h.canary)
-			code, m := post(t, h, `{"url":"http://127.0.0.1/x","body":{}}`, nil)
-			if code != 200 {
-				t.Fatalf("answer %d: %v", code, m)
-			}
-			lag, _ := m["client_lag_ms"].(float64)
-			if want := msFloat(tc.lag); lag != want {
-				t.Errorf("client_lag_ms %v, want the injected %v", m["client_lag_ms"], want)
-			}
-			if z, _ := m["itl_zero_gaps"].(float64); z != 1 {
-				t.Errorf("itl_zero_gaps %v, want 1", m["itl_zero_gaps"])
+			for i := range loadgen.MinSamples {
+				code, m := post(t, h, `{"url":"http://127.0.0.1/x","body":{}}`, nil)
+				if code != 200 {
+					t.Fatalf("answer %d: %v", code, m)
+				}
+				got := samplesOf(t, m)
+				if lag := got[metrics.ClientLag]; len(lag) != 1 || lag[0] != msFloat(tc.lag) {
+					t.Errorf("llm_client_lag %v, want the injected %v", lag, msFloat(tc.lag))
+				}
+				if z := got[metrics.ITLZeroGaps]; len(z) != 1 || z[0] != 1 {
+					t.Errorf("llm_itl_zero_gaps %v, want [1]", z)
+				}
+				if i == 0 { // one request: no verdict, and the reason says so
+					if hs := h.Health(); hs.Limited || !strings.Contains(hs.Reason, "1 client lag sample(s)") {
+						t.Errorf("Health after one request: limited %v %q, want no verdict on 1 sample", hs.Limited, hs.Reason)
+					}
+				}
 			}
 			hs := h.Health()
 			if hs.Limited != tc.limited || !strings.Contains(hs.Reason, tc.reason) {
 				t.Errorf("Health limited %v %q, want %v %q", hs.Limited, hs.Reason, tc.limited, tc.reason)
 			}
-			if hs.LagSamples != 50 || hs.ITLGaps != 4 || hs.ITLZeroGaps != 1 || *hs.ITLZeroShare != 0.25 {
-				t.Errorf("Health %+v: want 50 lag samples, 4 gaps, 1 zero (25%%)", hs)
+			n := int64(loadgen.MinSamples)
+			if hs.LagSamples != n || hs.ITLGaps != 4*n || hs.ITLZeroGaps != n || *hs.ITLZeroShare != 0.25 {
+				t.Errorf("Health %+v: want %d lag samples, %d gaps, %d zeros (25%%)", hs, n, 4*n, n)
+			}
+			if *hs.LagP99MS != msFloat(tc.lag) {
+				t.Errorf("lag p99 %v, want the injected %v (every request saw it)", *hs.LagP99MS, msFloat(tc.lag))
 			}
 		})
 	}
+}
+
+// samplesOf is an answer's samples by metric.
+func samplesOf(t *testing.T, m map[string]any) map[string][]float64 {
+	t.Helper()
+	list, ok := m["samples"].([]any)
+	if !ok {
+		t.Fatalf("answer without samples: %v", m)
+	}
+	out := map[string][]float64{}
+	for _, x := range list {
+		s := x.(map[string]any)
+		for _, v := range s["values"].([]any) {
+			out[s["metric"].(string)] = append(out[s["metric"].(string)], v.(float64))
+		}
+	}
+	return out
 }
 
 // tickingStreamer runs the canary for ticks ticks while "streaming" (streams

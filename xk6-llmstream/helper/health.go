@@ -1,9 +1,13 @@
 package helper
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/loadgen"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/loadgen"
+	"github.com/llmstream/xk6-llmstream/internal/percentile"
 )
 
 // The instrument's own health: how late the client path itself is. A canary
@@ -34,7 +38,6 @@ type canary struct {
 
 	ticks atomic.Int64
 	ring  [canaryRing]atomic.Int64 // lateness (ns) of tick i at i % canaryRing
-	lag   histogram
 }
 
 func newCanary(busy func() bool) *canary {
@@ -57,9 +60,6 @@ func (c *canary) tick() {
 	n := c.ticks.Load()
 	c.ring[n%canaryRing].Store(int64(late))
 	c.ticks.Store(n + 1)
-	if c.busy() {
-		c.lag.add(late)
-	}
 }
 
 // run ticks while streams run, and waits for wake while none does, until
@@ -101,27 +101,67 @@ func (c *canary) maxSince(mark int64) (time.Duration, bool) {
 	return time.Duration(m), true
 }
 
+// lagValues are the llm_client_lag values of the answered requests (warm-up
+// ones left out): the same samples k6 gets, so that the helper's lag figure
+// and analyze's are one statistic of one set of samples.
+type lagValues struct {
+	mu     sync.Mutex
+	values []float64 // ms, as the answers carry them
+	over   int64     // values not kept beyond maxLagValues
+}
+
+// maxLagValues bounds the memory of lagValues (80 MB); a longer run's figure
+// is over its first maxLagValues requests, and Health says so.
+const maxLagValues = 10_000_000
+
+func (l *lagValues) add(ms float64) {
+	l.mu.Lock()
+	if len(l.values) < maxLagValues {
+		l.values = append(l.values, ms)
+	} else {
+		l.over++
+	}
+	l.mu.Unlock()
+}
+
+// sorted is a sorted copy of the values.
+func (l *lagValues) sorted() ([]float64, int64) {
+	l.mu.Lock()
+	out := slices.Clone(l.values)
+	over := l.over
+	l.mu.Unlock()
+	slices.Sort(out)
+	return out, over
+}
+
 // Health is the helper's summary of its own timing health (GET /v1/health).
 // Durations are milliseconds; null when nothing was measured.
 type Health struct {
-	CanaryIntervalMS float64  `json:"canary_interval_ms"`
-	LagSamples       int64    `json:"lag_samples"` // canary samples taken while streams ran
-	LagP50MS         *float64 `json:"lag_p50_ms"`
-	LagP99MS         *float64 `json:"lag_p99_ms"`
-	LagMaxMS         *float64 `json:"lag_max_ms"`
-	ITLGaps          int64    `json:"itl_gaps"`
-	ITLZeroGaps      int64    `json:"itl_zero_gaps"`
-	ITLZeroShare     *float64 `json:"itl_zero_share"`
-	ITLP50MS         *float64 `json:"itl_p50_ms"`
-	// Limited is loadgen.Limited's verdict on the lag p99 and the ITL p50: the measurements are then limited by
-	// the load generator. Reason says which bound and by how much.
+	CanaryIntervalMS float64 `json:"canary_interval_ms"`
+	CanaryTicks      int64   `json:"canary_ticks"` // how often the canary woke up
+	// LagSamples is the number of llm_client_lag samples (one per answered
+	// request, warm-up left out); the figures are k6's p(N) of them, as
+	// analyze computes them from k6's output of the same run.
+	LagSamples   int64    `json:"lag_samples"`
+	LagNotKept   int64    `json:"lag_not_kept,omitempty"` // samples beyond the helper's bound, not in the figures
+	LagP50MS     *float64 `json:"lag_p50_ms"`
+	LagP99MS     *float64 `json:"lag_p99_ms"`
+	LagMaxMS     *float64 `json:"lag_max_ms"`
+	ITLGaps      int64    `json:"itl_gaps"`
+	ITLZeroGaps  int64    `json:"itl_zero_gaps"`
+	ITLZeroShare *float64 `json:"itl_zero_share"`
+	ITLP50MS     *float64 `json:"itl_p50_ms"`
+	// Limited is loadgen.Judge's verdict on the lag and the ITL p50: the
+	// measurements are then limited by the load generator. Reason says which
+	// bound and by how much, or why there is no verdict.
 	Limited bool   `json:"limited"`
 	Reason  string `json:"reason,omitempty"`
 }
 
-// Health summarises the canary's lag and the ITL gaps seen so far.
+// Health summarises the client lag and the ITL gaps seen so far.
 func (h *Handler) Health() Health {
-	out := Health{CanaryIntervalMS: msFloat(CanaryInterval), ITLGaps: h.itl.total.Load(), ITLZeroGaps: h.itl.zeros.Load()}
+	out := Health{CanaryIntervalMS: msFloat(CanaryInterval), CanaryTicks: h.canary.ticks.Load(),
+		ITLGaps: h.itl.total.Load(), ITLZeroGaps: h.itl.zeros.Load()}
 	if out.ITLGaps > 0 {
 		share := float64(out.ITLZeroGaps) / float64(out.ITLGaps)
 		out.ITLZeroShare = &share
@@ -130,20 +170,22 @@ func (h *Handler) Health() Health {
 	if hasITL {
 		out.ITLP50MS = msPtr(itlP50)
 	}
-	lag := &h.canary.lag
-	out.LagSamples = lag.total.Load()
-	p99, ok := lag.quantile(0.99)
-	if !ok {
+	lags, over := h.lags.sorted()
+	out.LagSamples, out.LagNotKept = int64(len(lags)), over
+	if len(lags) == 0 {
 		return out
 	}
-	p50, _ := lag.quantile(0.5)
-	out.LagP50MS, out.LagP99MS, out.LagMaxMS = msPtr(p50), msPtr(p99), msPtr(time.Duration(lag.max.Load()))
-	if !hasITL {
-		itlP50 = 0
+	p99 := percentile.K6(lags, 99)
+	out.LagP50MS, out.LagP99MS, out.LagMaxMS = ptr(percentile.K6(lags, 50)), ptr(p99), ptr(lags[len(lags)-1])
+	itl := 0.0
+	if hasITL {
+		itl = msFloat(itlP50)
 	}
-	out.Limited, out.Reason = loadgen.Limited(p99, itlP50)
+	out.Limited, out.Reason = loadgen.Judge(p99, itl, len(lags))
 	return out
 }
+
+func ptr(v float64) *float64 { return &v }
 
 func msFloat(d time.Duration) float64 {
 	return float64(d.Round(time.Microsecond)) / float64(time.Millisecond)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/version"
 	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
@@ -13,64 +12,41 @@ import (
 
 // record hands a finished request to the records writer, if any. It never
 // blocks: a full queue drops the record and the writer counts it.
-// server is the sampler's latest scrape at the request's start (nil: none).
-func (h *Handler) record(p *parsed, rec *stream.Record, unanswered bool, server *serverstats.Sample) {
+func (h *Handler) record(rec *records.Record) {
 	if h.cfg.records == nil {
 		return
 	}
-	h.cfg.records.Submit(&recordItem{rec: rec, id: p.id, tags: p.tags, warmup: p.warmup,
-		unanswered: unanswered, api: p.req.Dialect, red: p.redactor, server: server})
+	h.cfg.records.Submit(recordItem{rec})
 }
 
-// recordItem is a request waiting for the records writer: the engine's
-// record and what the request said about itself. It is converted and encoded
-// on the writer's goroutine.
-type recordItem struct {
-	rec        *stream.Record
-	id         string
-	tags       map[string]string
-	warmup     bool
-	unanswered bool
-	api        stream.Dialect
-	red        *redact.Redactor
-	server     *serverstats.Sample // never modified once scraped
-}
+// recordItem is a request waiting for the records writer. The record is
+// shared with the request's answer and never modified once made.
+type recordItem struct{ rec *records.Record }
 
 // Size estimates the memory the waiting item holds.
-func (it *recordItem) Size() int {
+func (it recordItem) Size() int {
 	r := it.rec
-	return 1024 + 8*cap(r.ITL) + 8*cap(r.TextTokens) + 40*cap(r.Timeline) + len(r.Text) + len(r.Reasoning) + len(it.id)
+	return 1024 + 8*cap(r.TextNS) + 8*cap(r.TextTokens) + len(r.ID) + 64*len(r.Tags)
 }
 
 // AppendRecord appends the request's record line.
-func (it *recordItem) AppendRecord(b []byte) []byte {
-	out := toRecord(it.rec, it.red)
-	out.ID, out.Warmup, out.Unanswered = it.red.String(it.id), it.warmup, it.unanswered
-	if out.API == "" {
-		out.API = string(it.api)
-	}
-	if it.server != nil {
-		out.ServerWaiting, out.ServerRunning = it.server.Waiting, it.server.Running
-	}
-	if len(it.tags) > 0 {
-		out.Tags = make(map[string]string, len(it.tags))
-		for k, v := range it.tags {
-			out.Tags[it.red.String(k)] = it.red.String(v)
-		}
-	}
-	return records.AppendJSON(b, &out)
-}
+func (it recordItem) AppendRecord(b []byte) []byte { return records.AppendJSON(b, it.rec) }
 
-// toRecord is the engine's record in the records format; strings that came
-// from the server or the script are redacted.
-func toRecord(r *stream.Record, red *redact.Redactor) records.Record {
+// toRecord is the engine's record of a request in the records format, the
+// one form both its answer and its records line are made from. Strings that
+// came from the server or the script are redacted. server is the sampler's
+// latest scrape at the request's start (nil: none); unanswered is true when
+// the caller went away before the answer.
+func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.Sample) *records.Record {
+	red := p.redactor
 	ns := func(d int64, happened bool) *int64 {
 		if !happened {
 			return nil
 		}
 		return &d
 	}
-	out := records.Record{V: records.Version, API: string(r.Dialect), Model: red.String(r.Model), Status: r.Status,
+	out := &records.Record{V: records.Version, ID: red.String(p.id), Warmup: p.warmup, Unanswered: unanswered,
+		API: string(r.Dialect), Model: red.String(r.Model), Status: r.Status,
 		Finish:    red.String(r.FinishReason),
 		HeadersNS: ns(int64(r.Headers), r.Status != 0), FirstEventNS: ns(int64(r.FirstEvent), r.Events > 0),
 		TTFTNS: ns(int64(r.TTFT), r.HasTTFT), TTFTAnswerNS: ns(int64(r.TTFTAnswer), r.HasTTFTAnswer),
@@ -78,6 +54,9 @@ func toRecord(r *stream.Record, red *redact.Redactor) records.Record {
 		OutputTokens: r.OutputTokens, InputTokens: r.InputTokens, ReasoningTokens: r.ReasoningTokens,
 		CachedInputTokens: r.CachedInputTokens, CacheCreationInputTokens: r.CacheCreationInputTokens,
 		TokenSource: string(r.TokenSource), Events: r.Events, Bytes: r.Bytes, TextTokens: r.TextTokens}
+	if out.API == "" {
+		out.API = string(p.req.Dialect)
+	}
 	if !r.Start.IsZero() {
 		out.StartNS = r.Start.UnixNano()
 	}
@@ -100,6 +79,15 @@ func toRecord(r *stream.Record, red *redact.Redactor) records.Record {
 	if st := r.ServerTimings; st != nil {
 		out.Server = &records.Server{PrefillNS: int64(st.Prefill), DecodeNS: int64(st.Decode), TotalNS: int64(st.Total),
 			LoadNS: int64(st.Load), PromptTokens: st.PromptTokens, OutputTokens: st.OutputTokens}
+	}
+	if server != nil {
+		out.ServerWaiting, out.ServerRunning = server.Waiting, server.Running
+	}
+	if len(p.tags) > 0 {
+		out.Tags = make(map[string]string, len(p.tags))
+		for k, v := range p.tags {
+			out.Tags[red.String(k)] = red.String(v)
+		}
 	}
 	return out
 }

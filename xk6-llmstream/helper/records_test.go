@@ -5,10 +5,12 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -91,21 +93,18 @@ func TestRecordsOfRealStreams(t *testing.T) {
 	}
 }
 
+// checkRecordMatchesAnswer: the answer's samples are the record's
+// (metrics.FromRecord of the line analyze reads), value for value.
 func checkRecordMatchesAnswer(t *testing.T, r *records.Record, a *Answer) {
 	t.Helper()
-	ms := func(ns int64) float64 {
-		return float64(time.Duration(ns).Round(time.Microsecond)/time.Microsecond) / 1000
+	if got := metrics.FromRecord(r, &metrics.Options{}); !reflect.DeepEqual(got, a.Samples) {
+		t.Errorf("record %s: samples %v, the answer's %v", r.ID, got, a.Samples)
 	}
-	if r.TTFTNS == nil || ms(*r.TTFTNS) != *a.TTFTMS || ms(r.E2ENS) != *a.E2EMS || r.StartNS != *a.StartUnixNS {
-		t.Errorf("record %s: ttft/e2e/start differ from the answer", r.ID)
+	if len(r.TextNS) != len(a.Values(metrics.ITL))+1 {
+		t.Fatalf("record %s: %d text events, answer has %d gaps", r.ID, len(r.TextNS), len(a.Values(metrics.ITL)))
 	}
-	if len(r.TextNS) != len(a.ITLMS)+1 {
-		t.Fatalf("record %s: %d text events, answer has %d gaps", r.ID, len(r.TextNS), len(a.ITLMS))
-	}
-	for i, g := range a.ITLMS {
-		if ms(r.TextNS[i+1]) != g {
-			t.Errorf("record %s: gap %d is %v ms in the record, %v in the answer", r.ID, i, ms(r.TextNS[i+1]), g)
-		}
+	if r.StartNS != *a.StartUnixNS || r.ID != a.ID {
+		t.Errorf("record %s: start or id differ from the answer", r.ID)
 	}
 	if r.Stages == nil || r.Stages.Sum() != *r.TTFTNS {
 		t.Errorf("record %s: stages %+v do not add up to TTFT %d", r.ID, r.Stages, *r.TTFTNS)

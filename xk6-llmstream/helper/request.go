@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"math"
 	"net/http"
 	"net/url"
@@ -41,8 +42,10 @@ type StreamRequest struct {
 	KeepText bool `json:"keep_text,omitempty"`
 	// KeepTimeline returns the per-event timeline.
 	KeepTimeline bool `json:"keep_timeline,omitempty"`
-	// ITL returns the per-gap ITL list (default true).
-	ITL *bool `json:"itl,omitempty"`
+	// Samples are the Client's choices that shape the answer's samples
+	// (metrics.Options): itl mode and fraction, stages, slo, prices and the
+	// expected output length.
+	Samples *SampleOptions `json:"samples,omitempty"`
 	// ID, Tags and Warmup go into the request's record (--records) only.
 	ID     string            `json:"id,omitempty"`
 	Tags   map[string]string `json:"tags,omitempty"`
@@ -65,7 +68,7 @@ var hopHeaders = map[string]bool{
 type parsed struct {
 	req      *stream.Request
 	url      *url.URL
-	itl      bool
+	samples  *metrics.Options
 	redactor *redact.Redactor
 	logURL   string // the upstream as logs may show it
 	// For the request's record:
@@ -147,9 +150,13 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 		h[key] = append(h[key], value)
 	}
 	h.Set(HopHeader, "1") // a helper that receives it refuses the request (no loops)
+	samples, rerr := sr.Samples.options()
+	if rerr != nil {
+		return nil, rerr
+	}
 	p := &parsed{
-		url: u,
-		itl: sr.ITL == nil || *sr.ITL,
+		url:     u,
+		samples: samples,
 		req: &stream.Request{
 			URL:            sr.URL,
 			Dialect:        d,

@@ -37,9 +37,9 @@ func TestTailAttributionMockSlowInstance(t *testing.T) {
 				inst := i % len(urls)
 				rec := c.Do(context.Background(), &stream.Request{URL: urls[inst] + "/v1/chat/completions",
 					Body: []byte(`{"model":"m","max_tokens":2,"messages":[{"role":"user","content":"hi"}]}`)})
-				r := toRecord(rec, nil)
+				r := toRecord(rec, &parsed{req: &stream.Request{}}, false, nil)
 				r.Tags = map[string]string{"instance_id": fmt.Sprint(inst)}
-				q, ok := attribution.FromRecord(&r)
+				q, ok := attribution.FromRecord(r)
 				if !ok {
 					t.Errorf("request %d: no TTFT or stages (error %+v)", i, r.Error)
 				}

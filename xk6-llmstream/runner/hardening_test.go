@@ -83,7 +83,7 @@ func TestReportHealth(t *testing.T) {
 	}{
 		{helper.Health{}, ""},
 		{helper.Health{Limited: true, Reason: "client lag p99 2ms is above 1ms", LagSamples: 900, ITLGaps: 1000, ITLZeroShare: &share},
-			LimitedWarning + ": client lag p99 2ms is above 1ms over 900 canary samples; 16.5% of 1000 ITL gaps were 0"},
+			LimitedWarning + ": client lag p99 2ms is above 1ms; 16.5% of 1000 ITL gaps were 0"},
 	} {
 		var got strings.Builder
 		reportHealth(tc.h, func(f string, a ...any) { got.WriteString(strings.TrimSpace(fmt.Sprintf(f, a...))) })

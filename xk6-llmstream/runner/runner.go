@@ -189,7 +189,7 @@ func reportHealth(h helper.Health, say func(string, ...any)) {
 	if h.ITLZeroShare != nil {
 		zero = fmt.Sprintf("; %.1f%% of %d ITL gaps were 0 (events completed by one read)", 100**h.ITLZeroShare, h.ITLGaps)
 	}
-	say("%s: %s over %d canary samples%s. k6 and the helper need more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, h.LagSamples, zero)
+	say("%s: %s%s (llm_client_lag, the figure analyze reports for the same run). k6 and the helper need more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, zero)
 }
 
 // chooseUpstream decides whether the run uses the mock (and why: --mock, or

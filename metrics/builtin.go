@@ -1,0 +1,109 @@
+package metrics
+
+// Type is a k6 metric type.
+type Type string
+
+// The k6 metric types the module uses.
+const (
+	Trend   Type = "trend"
+	Counter Type = "counter"
+	Rate    Type = "rate"
+)
+
+// Metric is one of the module's k6 metrics.
+type Metric struct {
+	Name string
+	Type Type
+	// Time is true for Trends of milliseconds (k6's isTime).
+	Time bool
+}
+
+// The names of the module's metrics: the contract with thresholds, analyze
+// and dashboards. llmstream.js declares the same list (a test compares them).
+const (
+	TTFT                 = "llm_ttft"
+	TTFTAnswer           = "llm_ttft_answer"
+	TPOT                 = "llm_tpot"
+	ITL                  = "llm_itl"
+	ITLMax               = "llm_itl_max"
+	E2E                  = "llm_e2e"
+	OutputTokens         = "llm_output_tokens"
+	InputTokens          = "llm_input_tokens"
+	CachedInputTokens    = "llm_cached_input_tokens"
+	RequestsFailed       = "llm_requests_failed"
+	ServerPrefill        = "llm_server_prefill"
+	ServerTPOT           = "llm_server_tpot"
+	StageConnect         = "llm_stage_connect"
+	StageSend            = "llm_stage_send"
+	StageWait            = "llm_stage_wait"
+	StageFirstEvent      = "llm_stage_first_event"
+	StageFirstToken      = "llm_stage_first_token"
+	ClientLag            = "llm_client_lag"
+	ITLZeroGaps          = "llm_itl_zero_gaps"
+	SLOMet               = "llm_slo_met"
+	Cost                 = "llm_cost"
+	OutputLengthMismatch = "llm_output_length_mismatch"
+	ArrivalsDropped      = "llm_arrivals_dropped"
+	ArrivalLateness      = "llm_arrival_lateness"
+)
+
+// Builtin lists every metric the module declares, in the order a request's
+// samples are added.
+var Builtin = []Metric{
+	{TTFT, Trend, true},
+	{TTFTAnswer, Trend, true},
+	{TPOT, Trend, true},
+	{E2E, Trend, true},
+	{ITL, Trend, true},
+	{ITLMax, Trend, true},
+	{ITLZeroGaps, Counter, false},
+	{OutputTokens, Counter, false},
+	{InputTokens, Counter, false},
+	{CachedInputTokens, Counter, false},
+	{ServerPrefill, Trend, true},
+	{ServerTPOT, Trend, true},
+	{RequestsFailed, Rate, false},
+	{StageConnect, Trend, true},
+	{StageSend, Trend, true},
+	{StageWait, Trend, true},
+	{StageFirstEvent, Trend, true},
+	{StageFirstToken, Trend, true},
+	{ClientLag, Trend, true},
+	{SLOMet, Rate, false},
+	{Cost, Counter, false},
+	{OutputLengthMismatch, Counter, false},
+	{ArrivalsDropped, Counter, false},
+	{ArrivalLateness, Trend, true},
+}
+
+// Lookup finds a builtin metric by name.
+func Lookup(name string) (Metric, bool) {
+	for _, m := range Builtin {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// The metadata keys the module sets on a request's samples.
+const (
+	// RequestIDMetadata carries the request's id (unique across runs and
+	// load generators: see NewIDPrefix) on every sample of the request.
+	RequestIDMetadata = "llm_request_id"
+	// EntryIDMetadata carries the dataset entry's id of the request.
+	EntryIDMetadata = "llm_entry_id"
+)
+
+// The tags the module sets on every sample of a request; they win over the
+// script's tags of the same name.
+const (
+	TagModel       = "model"
+	TagAPI         = "api"
+	TagStatus      = "status"
+	TagError       = "error"
+	TagTokenSource = "token_source"
+)
+
+// ModuleTags are the module's own tag keys, in the order Tags returns them.
+var ModuleTags = []string{TagModel, TagAPI, TagStatus, TagError, TagTokenSource}
