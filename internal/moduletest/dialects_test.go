@@ -400,7 +400,7 @@ func TestCachedTokensAndServerTimingsBecomeSamples(t *testing.T) {
 		"cached": {status: 200, body: recordJSON(with(okRecord(), "cached_input_tokens", 5))},
 		"server": {status: 200, body: recordJSON(with(okRecord(), "server_prefill_ms", 12.5, "server_decode_ms", 26,
 			"server_tpot_ms", 3.25, "server_prompt_tokens", 4, "server_output_tokens", 8))},
-		"decodeonly": {status: 200, body: recordJSON(with(okRecord(), "server_prefill_ms", nil, "server_tpot_ms", 2,
+		"decodeonly": {status: 200, body: recordJSON(with(okRecord(), "server_prefill_ms", nil, "server_decode_ms", 16,
 			"server_prompt_tokens", 0, "server_output_tokens", 8))},
 	})
 	path := script(t, `

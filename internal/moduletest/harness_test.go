@@ -14,7 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
+	"math"
+
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
+	"github.com/llmstream/xk6-llmstream/metrics"
+	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 )
 
 // modulePath is the absolute path of llmstream.js.
@@ -28,16 +34,17 @@ var modulePath = func() string {
 
 // wireRequest is a POST /v1/stream body as the fake helper received it.
 type wireRequest struct {
-	URL           string            `json:"url"`
-	API           string            `json:"api"`
-	Headers       map[string]string `json:"headers"`
-	Body          map[string]any    `json:"body"`
-	IncludeUsage  *bool             `json:"include_usage"`
-	TimeoutMS     *float64          `json:"timeout_ms"`
-	IdleTimeoutMS *float64          `json:"idle_timeout_ms"`
-	KeepText      bool              `json:"keep_text"`
-	KeepTimeline  bool              `json:"keep_timeline"`
-	ITL           *bool             `json:"itl"`
+	URL           string                `json:"url"`
+	API           string                `json:"api"`
+	Headers       map[string]string     `json:"headers"`
+	Body          map[string]any        `json:"body"`
+	IncludeUsage  *bool                 `json:"include_usage"`
+	TimeoutMS     *float64              `json:"timeout_ms"`
+	IdleTimeoutMS *float64              `json:"idle_timeout_ms"`
+	KeepText      bool                  `json:"keep_text"`
+	KeepTimeline  bool                  `json:"keep_timeline"`
+	Samples       *helper.SampleOptions `json:"samples"`
+	ID            string                `json:"id"`
 
 	// HopAuth is the Authorization header of the hop to the helper.
 	HopAuth string `json:"-"`
@@ -144,7 +151,87 @@ func (f *fakeHelper) serve(w http.ResponseWriter, r *http.Request) {
 
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(a.status)
-	_, _ = io.WriteString(w, a.body)
+	_, _ = io.WriteString(w, answerV2(f.t, a.body, wr))
+}
+
+// answerV2 turns a test's record (the fields of a timed stream, as the helper
+// keeps them) into the helper's answer for the request: the samples are
+// metrics.FromRecord's, with the options the module sent, so these tests
+// check that the module adds exactly what the one Go definition makes. A
+// body that is not such a record is sent as it is.
+func answerV2(t testing.TB, body string, wr wireRequest) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(body), &m) != nil || m["ok"] == nil || m["samples"] != nil {
+		return body
+	}
+	ns := func(k string) *int64 {
+		v, ok := m[k].(float64)
+		if !ok {
+			return nil
+		}
+		n := int64(math.Round(v * 1e6))
+		return &n
+	}
+	num := func(k string) int { v, _ := m[k].(float64); return int(v) }
+	str := func(k string) string { v, _ := m[k].(string); return v }
+	rec := &records.Record{V: records.Version, ID: wr.ID, API: str("api"), Model: str("model"), Status: num("status"),
+		Finish: str("finish_reason"), TTFTNS: ns("ttft_ms"), TTFTAnswerNS: ns("ttft_answer_ms"), TPOTNS: ns("tpot_ms"),
+		OutputTokens: num("output_tokens"), InputTokens: num("input_tokens"), ReasoningTokens: num("reasoning_tokens"),
+		CachedInputTokens: num("cached_input_tokens"), TokenSource: str("token_source"), Events: num("events"),
+		ClientLagNS: ns("client_lag_ms")}
+	if e := ns("e2e_ms"); e != nil {
+		rec.StartNS, rec.E2ENS = 1764430000000000000, *e
+	}
+	if e, ok := m["error"].(map[string]any); ok {
+		rec.Error = &records.Error{Kind: fmt.Sprint(e["kind"]), Message: fmt.Sprint(e["message"])}
+	} else if m["ok"] == false {
+		rec.Error = &records.Error{Kind: "helper"}
+	}
+	if rec.TTFTNS != nil {
+		rec.TextNS = []int64{*rec.TTFTNS}
+		gaps, _ := m["itl_ms"].([]any)
+		for _, g := range gaps {
+			rec.TextNS = append(rec.TextNS, int64(math.Round(g.(float64)*1e6)))
+		}
+		if toks, ok := m["itl_tokens"].([]any); ok {
+			rec.TextTokens = []int{1}
+			for _, k := range toks {
+				rec.TextTokens = append(rec.TextTokens, int(k.(float64)))
+			}
+		}
+	}
+	if ns("server_prefill_ms") != nil || ns("server_decode_ms") != nil {
+		rec.Server = &records.Server{OutputTokens: num("server_output_tokens"), PromptTokens: num("server_prompt_tokens")}
+		if v := ns("server_prefill_ms"); v != nil {
+			rec.Server.PrefillNS = *v
+		}
+		if v := ns("server_decode_ms"); v != nil {
+			rec.Server.DecodeNS = *v
+		}
+	}
+	if ns("stage_connect_ms") != nil {
+		rec.Stages = &records.Stages{ConnectNS: *ns("stage_connect_ms"), SendNS: *ns("stage_send_ms"), WaitNS: *ns("stage_wait_ms"),
+			FirstEventNS: *ns("stage_first_event_ms"), FirstTokenNS: *ns("stage_first_token_ms")}
+	}
+	o := &metrics.Options{}
+	if so := wr.Samples; so != nil {
+		o.ITL, o.Fraction, o.Stages, o.SLO, o.Prices, o.ExpectOutputTokens =
+			metrics.ITLMode(so.ITL), so.Fraction, so.Stages, so.SLO, so.Prices, so.ExpectOutputTokens
+	}
+	tags := metrics.Tags(rec)
+	m["version"] = 2
+	m["id"] = wr.ID
+	m["samples"] = metrics.FromRecord(rec, o)
+	m["tags"] = map[string]string{"model": tags[0], "api": tags[1], "status": tags[2], "error": tags[3], "token_source": tags[4]}
+	if rec.Server != nil {
+		m["server"] = map[string]any{"prefill_ms": m["server_prefill_ms"], "decode_ms": m["server_decode_ms"],
+			"tpot_ms": m["server_tpot_ms"], "prompt_tokens": m["server_prompt_tokens"], "output_tokens": m["server_output_tokens"]}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Errorf("answerV2: %v", err)
+	}
+	return string(b)
 }
 
 func (f *fakeHelper) requests() []wireRequest {
@@ -249,7 +336,6 @@ type jsResult struct {
 	TPOT            *float64          `json:"tpot"`
 	E2E             *float64          `json:"e2e"`
 	ITL             []float64         `json:"itl"`
-	ITLTokens       []int             `json:"itlTokens"`
 	OutputTokens    int               `json:"outputTokens"`
 	InputTokens     int               `json:"inputTokens"`
 	ReasoningTokens int               `json:"reasoningTokens"`

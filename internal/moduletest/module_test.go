@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,8 +79,11 @@ export default function () {
 	if w.IncludeUsage == nil || !*w.IncludeUsage || w.TimeoutMS == nil || *w.TimeoutMS != 120000 || w.IdleTimeoutMS != nil {
 		t.Errorf("wire include_usage/timeout_ms/idle_timeout_ms = %v %v %v", w.IncludeUsage, w.TimeoutMS, w.IdleTimeoutMS)
 	}
-	if w.ITL == nil || !*w.ITL || w.KeepText || w.KeepTimeline {
-		t.Errorf("wire itl/keep_text/keep_timeline = %v %v %v", w.ITL, w.KeepText, w.KeepTimeline)
+	if w.Samples == nil || w.Samples.ITL != "all" || w.Samples.Stages || w.Samples.SLO != nil || w.KeepText || w.KeepTimeline {
+		t.Errorf("wire samples/keep_text/keep_timeline = %+v %v %v", w.Samples, w.KeepText, w.KeepTimeline)
+	}
+	if !regexp.MustCompile(`^[0-9a-z]{12}-1-1$`).MatchString(w.ID) {
+		t.Errorf("wire id %q, want a random 12-character prefix, the VU and the sequence", w.ID)
 	}
 	if w.HopContentType != "application/json" || w.HopAuth != "" {
 		t.Errorf("hop content-type %q, authorization %q", w.HopContentType, w.HopAuth)
@@ -99,7 +103,7 @@ export default function () {
 	if !reflect.DeepEqual(r.ITL, []float64{8, 8.5, 7.75, 8.25}) || r.OutputTokens != 5 || r.InputTokens != 12 || r.TokenSource != "usage" || r.FinishReason != "length" {
 		t.Errorf("result itl/tokens = %v %d %d %q %q", r.ITL, r.OutputTokens, r.InputTokens, r.TokenSource, r.FinishReason)
 	}
-	if r.Warmup || r.RequestID != "1-1" || r.SLOMet != nil || r.Text != nil || r.Raw["ttft_ms"] != 20.25 {
+	if r.Warmup || r.RequestID != w.ID || r.SLOMet != nil || r.Text != nil || r.Raw["version"] != float64(2) {
 		t.Errorf("result warmup %v id %q sloMet %v text %v raw %v", r.Warmup, r.RequestID, r.SLOMet, r.Text, r.Raw)
 	}
 
@@ -127,7 +131,8 @@ export default function () {
 	wantVals := map[string][]float64{
 		"llm_ttft": {20.25}, "llm_tpot": {8.125}, "llm_e2e": {52.75}, "llm_itl": {8, 8.5, 7.75, 8.25},
 		"llm_output_tokens": {5}, "llm_input_tokens": {12}, "llm_requests_failed": {0},
-		"llm_itl_zero_gaps": {0}, // one per request: its zero gaps
+		"llm_itl_zero_gaps": {0},   // one per request: its zero gaps
+		"llm_itl_max":       {8.5}, // one per request: its longest gap
 	}
 	if !reflect.DeepEqual(sortedKeys(got), sortedKeys(wantVals)) {
 		t.Errorf("metrics with samples = %v, want %v", sortedKeys(got), sortedKeys(wantVals))
@@ -144,7 +149,7 @@ export default function () {
 			if !reflect.DeepEqual(s.Tags, wantTags) {
 				t.Errorf("%s tags = %v\nwant %v", name, s.Tags, wantTags)
 			}
-			if !reflect.DeepEqual(s.Metadata, map[string]string{"llm_request_id": "1-1"}) {
+			if !reflect.DeepEqual(s.Metadata, map[string]string{"llm_request_id": w.ID}) {
 				t.Errorf("%s metadata = %v", name, s.Metadata)
 			}
 		}
@@ -402,15 +407,21 @@ export default function () {
 	if want := []float64{10, 10, 10, 10, 4, 4}; !reflect.DeepEqual(byClient["all"], want) {
 		t.Errorf("itl with itl_tokens = %v, want %v (a gap closed by k tokens is k samples of gap/k)", byClient["all"], want)
 	}
-	if want := []float64{4, 8, 4, 8}; !reflect.DeepEqual(byClient["quarter"], want) {
-		t.Errorf("itl: 0.25 kept %v, want every 4th sample %v", byClient["quarter"], want)
+	// itl: 0.25 keeps every 4th gap of each request, from a start drawn from
+	// the request id: 8 gaps keep exactly 2, four apart.
+	q := byClient["quarter"]
+	if len(q) != 4 || q[1]-q[0] != 4 || q[3]-q[2] != 4 {
+		t.Errorf("itl: 0.25 kept %v, want 2 of each request's 8 gaps, 4 apart", q)
 	}
 	if len(byClient["off"]) != 0 {
 		t.Errorf("itl: 'off' added %v", byClient["off"])
 	}
 	reqs := h.requests()
-	if last := reqs[len(reqs)-1]; last.ITL == nil || *last.ITL {
-		t.Errorf("itl: 'off' should ask the helper for no ITL list, sent itl=%v", last.ITL)
+	if last := reqs[len(reqs)-1]; last.Samples == nil || last.Samples.ITL != "off" {
+		t.Errorf("itl: 'off' should ask the helper for no ITL samples, sent %+v", last.Samples)
+	}
+	if q := reqs[1].Samples; q == nil || q.ITL != "fraction" || q.Fraction != 0.25 {
+		t.Errorf("itl: 0.25 sent %+v", q)
 	}
 }
 
@@ -432,8 +443,8 @@ export default function () {
 	warm := map[string][]bool{}
 	for _, r := range results(t, res) {
 		warm[r.Tag] = append(warm[r.Tag], r.Warmup)
-		if !strings.HasPrefix(r.RequestID, r.Tag+"-") {
-			t.Errorf("request id %q does not start with the VU id %s", r.RequestID, r.Tag)
+		if !regexp.MustCompile(`^[0-9a-z]{12}-` + r.Tag + `-\d+$`).MatchString(r.RequestID) {
+			t.Errorf("request id %q is not <random prefix>-%s-<seq>", r.RequestID, r.Tag)
 		}
 	}
 	want := []bool{true, true, false, false}
@@ -787,7 +798,7 @@ export default function () {
 // llm_requests_failed, while a refusal by the helper stays kind "helper".
 func TestHopStatusFollowsLLMFailures(t *testing.T) {
 	t.Parallel()
-	reset := with(failedRecord("reset_midstream", 200), "itl_ms", []float64{0, 9, 0})
+	reset := with(failedRecord("reset_midstream", 200), "ttft_ms", 5, "itl_ms", []float64{0, 9, 0})
 	h := newFakeHelper(t, map[string]answer{
 		"ok":      {status: 200, body: recordJSON(with(okRecord(), "client_lag_ms", 0.25))},
 		"429":     {status: 429, body: recordJSON(failedRecord("http_429", 429))},
