@@ -58,7 +58,7 @@ func Collect(r *Reader, o CollectOptions) (*Data, error) {
 			o.Also(p)
 		}
 		if o.Requests != nil {
-			o.Requests.Add(g, p)
+			o.Requests.Add(file, g, p)
 		}
 		if !kept[p.Metric] {
 			return nil

@@ -3,9 +3,11 @@ package model
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/records"
 )
 
@@ -23,28 +25,29 @@ import (
 // so nothing is counted twice.
 
 // RequestIDMetadata is the metadata key of a request's id in k6's output.
-const RequestIDMetadata = "llm_request_id"
+const RequestIDMetadata = metrics.RequestIDMetadata
 
-// The metrics a record adds, with their k6 types; the bit of each in a
-// joined request's mask is its index.
-var recordMetrics = []k6json.Metric{
-	{Name: "llm_ttft", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_ttft_answer", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_tpot", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_itl", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_e2e", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_output_tokens", Type: k6json.Counter},
-	{Name: "llm_input_tokens", Type: k6json.Counter},
-	{Name: "llm_cached_input_tokens", Type: k6json.Counter},
-	{Name: "llm_requests_failed", Type: k6json.Rate},
-	{Name: "llm_server_prefill", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_server_tpot", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_stage_connect", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_stage_send", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_stage_wait", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_stage_first_event", Type: k6json.Trend, Contains: k6json.Time},
-	{Name: "llm_stage_first_token", Type: k6json.Trend, Contains: k6json.Time},
-}
+// recordOptions are the samples a record gives analyze: every ITL gap and
+// the stages, whatever the Client chose for k6 (the join leaves out what k6
+// has).
+var recordOptions = metrics.Options{ITL: metrics.ITLAll, Stages: true}
+
+// The metrics a record can add (metrics.Builtin), with their k6 types; the bit
+// of each in a joined request's mask is its index.
+var recordMetrics = func() []k6json.Metric {
+	out := make([]k6json.Metric, len(metrics.Builtin))
+	for i, m := range metrics.Builtin {
+		typ, err := k6json.ParseType(string(m.Type))
+		if err != nil {
+			panic(err) // metrics.Builtin names k6's types
+		}
+		out[i] = k6json.Metric{Name: m.Name, Type: typ}
+		if m.Time {
+			out[i].Contains = k6json.Time
+		}
+	}
+	return out
+}()
 
 // metricBit is the index of a record metric, -1 for others.
 func metricBit(name string) int {
@@ -152,30 +155,24 @@ func (rr *recordReader) warn(w io.Writer) {
 // script's tags, then the module's own (which win).
 func (rr *recordReader) tagsOf(rec *records.Record) *k6json.TagSet {
 	tags := rr.tagBuf[:0]
+	own := metrics.Tags(rec)
 	for k, v := range rec.Tags {
-		switch k {
-		case "model", "api", "status", "error", "token_source":
+		if slices.Contains(metrics.ModuleTags, k) {
 			continue
 		}
 		tags = append(tags, k6json.Tag{Key: k, Value: v})
 	}
-	tags = append(tags,
-		k6json.Tag{Key: "model", Value: rec.Model}, k6json.Tag{Key: "api", Value: rec.API},
-		k6json.Tag{Key: "status", Value: fmt.Sprint(rec.Status)}, k6json.Tag{Key: "error", Value: rec.ErrorKind()},
-		k6json.Tag{Key: "token_source", Value: rec.TokenSource})
+	for i, k := range metrics.ModuleTags {
+		tags = append(tags, k6json.Tag{Key: k, Value: own[i]})
+	}
 	rr.tagBuf = tags
 	return rr.sc.Intern(tags)
 }
 
-// ms is a duration as the helper answers k6: milliseconds rounded to the
-// microsecond (the same float64 k6 parses from the answer).
-func ms(ns int64) float64 {
-	return float64(time.Duration(ns).Round(time.Microsecond)/time.Microsecond) / 1000
-}
-
-// points adds the samples llmstream.js adds for the request (its _record),
-// with the request's tags — k6's when the request is joined — and, for a
-// joined request, only the metrics k6 has no sample of.
+// points adds the request's samples (metrics.FromRecord, the definition the
+// helper answered k6 with), with the request's tags — k6's when the request
+// is joined — and, for a joined request, only the metrics k6 has no sample
+// of. Each point carries the request's id, so the request join sees it.
 func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit func(*k6json.Point) error) error {
 	var skip uint32
 	rr.p.Tags = nil
@@ -189,91 +186,21 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 	if rr.p.Tags == nil {
 		rr.p.Tags = rr.tagsOf(rec)
 	}
-	add := func(bit int, v float64) error {
-		if skip&(1<<bit) != 0 {
-			return nil
+	rr.p.Metadata = rr.p.Metadata[:0]
+	if rec.ID != "" {
+		rr.p.Metadata = append(rr.p.Metadata, k6json.Tag{Key: RequestIDMetadata, Value: rec.ID})
+	}
+	for _, s := range metrics.FromRecord(rec, &recordOptions) {
+		bit := metricBit(s.Metric)
+		if bit < 0 || skip&(1<<bit) != 0 {
+			continue
 		}
-		rr.p.Metric, rr.p.Value = recordMetrics[bit].Name, v
-		st.Points++
-		st.Kept++
-		return emit(&rr.p)
-	}
-	var vals [16]float64
-	var has uint32
-	set := func(bit int, v float64) { vals[bit], has = v, has|1<<bit }
-	if rec.TTFTNS != nil {
-		set(0, ms(*rec.TTFTNS))
-	}
-	if rec.TTFTAnswerNS != nil {
-		set(1, ms(*rec.TTFTAnswerNS))
-	}
-	if rec.TPOTNS != nil && rec.OK() && rec.OutputTokens >= 2 {
-		set(2, ms(*rec.TPOTNS))
-	}
-	if rec.StartNS != 0 {
-		set(4, ms(rec.E2ENS))
-	}
-	set(5, float64(max(rec.OutputTokens, 0)))
-	set(6, float64(max(rec.InputTokens, 0)))
-	if rec.CachedInputTokens > 0 {
-		set(7, float64(rec.CachedInputTokens))
-	}
-	set(8, float64(b2i(!rec.OK())))
-	serverValues(rec, set)
-	if s := rec.Stages; s != nil && rec.TTFTNS != nil {
-		for i, ns := range []int64{s.ConnectNS, s.SendNS, s.WaitNS, s.FirstEventNS, s.FirstTokenNS} {
-			set(11+i, ms(ns))
-		}
-	}
-	// In the module's order: ttft, ttft_answer, tpot, e2e, itl, tokens, server, failed.
-	for _, bit := range []int{0, 1, 2, 4} {
-		if has&(1<<bit) != 0 {
-			if err := add(bit, vals[bit]); err != nil {
-				return err
-			}
-		}
-	}
-	if err := rr.itl(rec, func(v float64) error { return add(3, v) }); err != nil {
-		return err
-	}
-	for _, bit := range []int{5, 6, 7, 9, 10, 8, 11, 12, 13, 14, 15} {
-		if has&(1<<bit) != 0 {
-			if err := add(bit, vals[bit]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// serverValues sets the server's own prefill and time per output token, as
-// the module takes them from the answer.
-func serverValues(rec *records.Record, set func(int, float64)) {
-	sv := rec.Server
-	if sv == nil {
-		return
-	}
-	if sv.PrefillNS != 0 {
-		set(9, ms(sv.PrefillNS))
-	}
-	if sv.OutputTokens > 0 && sv.DecodeNS > 0 {
-		set(10, ms(int64(time.Duration(sv.DecodeNS)/time.Duration(sv.OutputTokens))))
-	}
-}
-
-// itl adds the request's llm_itl samples: one per gap between text events,
-// or, when the server reported the tokens of the event closing a gap, k
-// samples of gap/k for an event of k > 1 tokens (the module's rule).
-func (rr *recordReader) itl(rec *records.Record, add func(float64) error) error {
-	for i := 1; i < len(rec.TextNS); i++ {
-		gap := ms(rec.TextNS[i])
-		k := 1
-		if i < len(rec.TextTokens) && rec.TextTokens[i] > 1 {
-			k = rec.TextTokens[i]
-		}
-		v := gap / float64(k)
-		for range k {
-			if err := add(v); err != nil {
+		rr.p.Metric = recordMetrics[bit].Name
+		for _, v := range s.Values {
+			rr.p.Value = v
+			st.Points++
+			st.Kept++
+			if err := emit(&rr.p); err != nil {
 				return err
 			}
 		}

@@ -3,20 +3,24 @@ package model
 import (
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/metrics"
 )
 
-// The metrics and metadata the request join reads (llmstream.js's names).
+// The metrics and metadata the request join reads (metrics' names).
 const (
-	RequestIDKey = "llm_request_id" // the metadata key on every llm_* sample
-	MetricFailed = "llm_requests_failed"
-	MetricOutput = "llm_output_tokens"
-	MetricInput  = "llm_input_tokens"
-	MetricTTFT   = "llm_ttft"
-	MetricE2E    = "llm_e2e"
-	MetricSLOMet = "llm_slo_met"
+	RequestIDKey = metrics.RequestIDMetadata // the metadata key on every llm_* sample
+	MetricFailed = metrics.RequestsFailed
+	MetricOutput = metrics.OutputTokens
+	MetricInput  = metrics.InputTokens
+	MetricTTFT   = metrics.TTFT
+	MetricE2E    = metrics.E2E
+	MetricSLOMet = metrics.SLOMet
+	MetricITLMax = metrics.ITLMax
 )
 
 // RequestStream is a (sub)metric whose smallest and largest sample per
@@ -40,6 +44,8 @@ type Request struct {
 	OutputTokens, InputTokens float64
 	// TTFT and E2E are its llm_ttft and llm_e2e samples in ms (NaN: none).
 	TTFT, E2E float64
+	// HasITLMax is true when it has an llm_itl_max sample (≥ 2 text events).
+	HasITLMax bool
 	// SLOMet is its llm_slo_met sample (NaN: the module recorded none).
 	SLOMet float64
 	// Min and Max are its smallest and largest sample of each of the
@@ -55,9 +61,13 @@ type Requests struct {
 	Streams   []RequestStream
 	List      []Request
 	Untracked int64
-	byID      map[string]int
-	byMetric  map[string][]int
-	match     [][]int8 // by stream, by tag set ID: 0 unknown, 1 in, -1 out
+	// LegacyFiles are the inputs whose request ids are of a release before
+	// ids were unique across runs ("VU-seq"): their requests are joined
+	// within the file only.
+	LegacyFiles []int
+	byID        map[string]int
+	byMetric    map[string][]int
+	match       [][]int8 // by stream, by tag set ID: 0 unknown, 1 in, -1 out
 }
 
 // NewRequests makes a join that also keeps the per-request extremes of
@@ -74,19 +84,27 @@ func NewRequests(streams []RequestStream) *Requests {
 // Wants reports whether the join needs the points of a metric.
 func (j *Requests) Wants(metric string) bool {
 	switch metric {
-	case MetricFailed, MetricOutput, MetricInput, MetricTTFT, MetricE2E, MetricSLOMet:
+	case MetricFailed, MetricOutput, MetricInput, MetricTTFT, MetricE2E, MetricSLOMet, MetricITLMax:
 		return true
 	}
 	return len(j.byMetric[metric]) > 0
 }
 
-// Add joins a point of group g into its request.
-func (j *Requests) Add(g *Group, p *k6json.Point) {
+// Add joins a point of group g, read from input file, into its request.
+// Request ids are unique across runs (a random prefix per VU); ids of older
+// releases restart every run and are joined within their file only.
+func (j *Requests) Add(file int, g *Group, p *k6json.Point) {
 	if !j.Wants(p.Metric) {
 		return
 	}
 	var q *Request
 	if id, ok := p.MetadataValue(RequestIDKey); ok {
+		if legacyID(id) {
+			if !slices.Contains(j.LegacyFiles, file) {
+				j.LegacyFiles = append(j.LegacyFiles, file)
+			}
+			id = strconv.Itoa(file) + "/" + id
+		}
 		q = j.request(id, g)
 	} else if p.Metric == MetricFailed {
 		j.Untracked++
@@ -108,6 +126,8 @@ func (j *Requests) Add(g *Group, p *k6json.Point) {
 		q.E2E = firstOf(q.E2E, p.Value)
 	case MetricSLOMet:
 		q.SLOMet = firstOf(q.SLOMet, p.Value)
+	case MetricITLMax:
+		q.HasITLMax = true
 	}
 	for _, i := range j.byMetric[p.Metric] {
 		if j.matches(i, p.Tags) {
@@ -161,6 +181,23 @@ func (j *Requests) matches(stream int, ts *k6json.TagSet) bool {
 		}
 	}
 	return m[id] > 0
+}
+
+// legacyID reports whether a request id is of the form older releases wrote:
+// digits, a dash, digits (the VU and its sequence number, the same in every
+// run).
+func legacyID(id string) bool {
+	vu, seq, ok := strings.Cut(id, "-")
+	return ok && allDigits(vu) && allDigits(seq)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func firstOf(have, v float64) float64 {

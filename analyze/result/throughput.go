@@ -1,6 +1,7 @@
 package result
 
 import (
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"math"
 	"slices"
 
@@ -238,36 +239,56 @@ func (s *SLO) good(j *model.Requests, q *model.Request, source string) bool {
 	return s.Met(j, q)
 }
 
-// Met says whether a request met every per-request limit: it did not fail;
-// each of its samples of a Trend the SLO limits meets the limit (a request
-// without such a sample does not: llm_ttft: p(99)<2000 asks its TTFT to be
-// under 2000 ms, llm_itl: p(99)<100 every gap to be); its sample of a Rate
-// the SLO limits is on the good side (0 under an upper limit, non-zero over a
-// lower one). Limits on Counters and Gauges have no per-request meaning and
-// are left out.
+// Met says whether a request met every per-request limit, by the one
+// goodput rule (metrics.SLO.Met, docs/metrics.md#goodput): it did not fail;
+// each of its samples of a Trend the SLO limits meets the limit (llm_ttft:
+// p(99)<2000 asks its TTFT to be under 2000 ms, llm_itl: p(99)<100 every gap
+// to be); its sample of a Rate is on the good side. Samples a request cannot
+// have (TPOT of one token, no gap) do not fail it; other missing samples do.
+// Limits on Counters and Gauges have no per-request meaning and are left out.
 func (s *SLO) Met(j *model.Requests, q *model.Request) bool {
 	if !q.Ended || q.Failed {
 		return false
 	}
-	for _, c := range s.Checks {
-		i := j.StreamIndex(c.Metric, c.Tags)
-		if i < 0 {
-			return false
-		}
-		lo, hi := q.Min[i], q.Max[i]
-		switch s.typeOf(c.Metric) {
-		case k6json.Trend:
-			if math.IsNaN(lo) || !HoldsValue(c.Expr, lo) || !HoldsValue(c.Expr, hi) {
-				return false
-			}
-		case k6json.Rate:
-			upper := c.Expr.Op == "<" || c.Expr.Op == "<="
-			if math.IsNaN(lo) || upper && hi != 0 || !upper && lo == 0 {
-				return false
-			}
+	rule, streams := s.rule(j)
+	o := metrics.Outcome{OutputTokens: q.OutputTokens, Spans: make([]metrics.Span, len(rule.Limits))}
+	for i, si := range streams {
+		if si >= 0 && !math.IsNaN(q.Min[si]) {
+			o.Spans[i] = metrics.Span{Lo: q.Min[si], Hi: q.Max[si], N: 1}
 		}
 	}
-	return true
+	if !math.IsNaN(q.TTFT) {
+		o.TTFT = metrics.Span{Lo: q.TTFT, Hi: q.TTFT, N: 1}
+	}
+	if q.HasITLMax {
+		o.ITLMax.N = 1
+	}
+	return rule.Met(o)
+}
+
+// rule is the SLO as the goodput rule's limits, with the join's stream of
+// each (-1: the join did not keep it).
+func (s *SLO) rule(j *model.Requests) (*metrics.SLO, []int) {
+	rule := &metrics.SLO{}
+	var streams []int
+	for _, c := range s.Checks {
+		var typ metrics.Type
+		switch s.typeOf(c.Metric) {
+		case k6json.Trend:
+			typ = metrics.Trend
+		case k6json.Rate:
+			typ = metrics.Rate
+		default:
+			continue
+		}
+		op := c.Expr.Op
+		if op == "===" {
+			op = "=="
+		}
+		rule.Limits = append(rule.Limits, metrics.Limit{Metric: c.Metric, Op: op, Value: c.Expr.Limit, Type: typ})
+		streams = append(streams, j.StreamIndex(c.Metric, c.Tags))
+	}
+	return rule, streams
 }
 
 func (s *SLO) typeOf(metric string) k6json.Type {
