@@ -84,6 +84,14 @@ func Summarize(d *model.Data, o Options) *Summary {
 	rep.costs(d)
 	if d.Requests != nil {
 		rep.Throughput = Throughputs(d.Requests, o.Throughput)
+		if legacy := d.Requests.LegacyFiles; len(legacy) > 0 {
+			var names []string
+			for _, f := range legacy {
+				names = append(names, d.Reader.Inputs()[f].Label)
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("request ids of %s are of an older release (VU-sequence, the same in every run): their requests are joined within each file only",
+				strings.Join(names, ", ")))
+		}
 	}
 	return rep
 }

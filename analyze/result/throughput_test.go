@@ -203,3 +203,60 @@ func maxTime(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// TestThroughputPerFileAlone: two runs given together give, per file, exactly
+// the throughput each gives alone, whether their ids are unique across runs
+// (a random prefix) or of an older release that restarted them every run
+// ("1-0", "1-1", ... in both files).
+func TestThroughputPerFileAlone(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		runA, runB := makeRequests(120), makeRequests(90)
+		for i := range runA {
+			runA[i].id = fmt.Sprintf("aaaaaaaaaaaa-%s", runA[i].id)
+		}
+		for i := range runB {
+			runB[i].id = fmt.Sprintf("bbbbbbbbbbbb-%s", runB[i].id)
+			runB[i].start, runB[i].end = runB[i].start.Add(time.Hour), runB[i].end.Add(time.Hour)
+		}
+		if legacy {
+			for _, run := range [][]fakeReq{runA, runB} {
+				for i := range run {
+					run[i].id = run[i].id[13:]
+				}
+			}
+		}
+		a, b := writeRun(t, runA), writeRun(t, runB)
+		measure := func(ins ...model.Input) map[string]result.Throughput {
+			r := model.NewReader(model.Selection{By: []string{"file"}}, ins, model.Options{Metadata: true})
+			join := model.NewRequests(nil)
+			d, err := model.Collect(r, model.CollectOptions{Requests: join})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := result.DefaultOptions()
+			o.Throughput = result.ThroughputOptions{Confidence: 0.95}
+			out := map[string]result.Throughput{}
+			for _, g := range result.Summarize(d, o).Throughput {
+				out[g.Label] = g
+			}
+			if got := len(join.LegacyFiles) > 0; got != legacy {
+				t.Errorf("legacy ids %v: the join saw legacy files %v", legacy, join.LegacyFiles)
+			}
+			return out
+		}
+		both := measure(model.Input{Path: a, Label: "a"}, model.Input{Path: b, Label: "b"})
+		for label, path := range map[string]string{"a": a, "b": b} {
+			alone := measure(model.Input{Path: path, Label: label})
+			var want result.Throughput
+			for _, g := range alone {
+				want = g
+			}
+			got := both["file="+label]
+			if got.Counted != want.Counted || *got.RPS.Value != *want.RPS.Value || got.WindowS != want.WindowS {
+				t.Errorf("legacy %v, file %s: together %d requests at %v req/s over %v s; alone %d at %v over %v",
+					legacy, label, got.Counted, *got.RPS.Value, got.WindowS, want.Counted, *want.RPS.Value, want.WindowS)
+			}
+		}
+	}
+}
