@@ -24,6 +24,8 @@ export interface SLO {
   tpot?: Duration;
   /** Request sent → end of stream. */
   e2e?: Duration;
+  /** The longest gap between text events (llm_itl_max): a decode stall. A request with < 2 text events meets it. */
+  maxGap?: Duration;
 }
 
 export interface ClientOptions {
@@ -164,10 +166,10 @@ export interface Result {
   tpot: number | null;
   /** Request sent → end of stream (or the error), ms; null when the helper failed. */
   e2e: number | null;
-  /** Gaps between consecutive text events, ms (empty when itl is 'off'). */
+  /** The request's llm_itl samples, ms: one per token gap (a gap closed by k tokens is k samples of gap/k); empty when itl is 'off' or 'records'. */
   itl: number[];
-  /** Output tokens that closed each gap, when the server reported them; else null (one each). */
-  itlTokens: number[] | null;
+  /** The longest gap between text events, ms (llm_itl_max); null with fewer than 2 text events. */
+  itlMax: number | null;
   outputTokens: number;
   inputTokens: number;
   reasoningTokens: number;
@@ -257,6 +259,7 @@ export const METRICS: {
   readonly ttftAnswer: 'llm_ttft_answer';
   readonly tpot: 'llm_tpot';
   readonly itl: 'llm_itl';
+  readonly itlMax: 'llm_itl_max';
   readonly e2e: 'llm_e2e';
   readonly outputTokens: 'llm_output_tokens';
   readonly inputTokens: 'llm_input_tokens';

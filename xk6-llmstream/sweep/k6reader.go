@@ -75,7 +75,7 @@ func (c *collector) add(p *k6json.Point) {
 	case c.want.Drift:
 		c.r.Drift = append(c.r.Drift, tail.Sample{T: p.Elapsed, V: p.Value})
 	}
-	c.r.Join.Add(nil, p)
+	c.r.Join.Add(0, nil, p)
 	for _, i := range c.byMetric[p.Metric] {
 		if !c.matches(i, p.Tags) {
 			continue
