@@ -121,23 +121,23 @@ type Health struct {
 
 // Health summarises the canary's lag and the ITL gaps seen so far.
 func (h *Handler) Health() Health {
-	out := Health{CanaryIntervalMS: msFloat(CanaryInterval), ITLGaps: h.itl.total.Load(), ITLZeroGaps: h.itl.zeros.Load()}
+	out := Health{CanaryIntervalMS: msFloat(CanaryInterval), ITLGaps: h.itl.Count(), ITLZeroGaps: h.itl.Zeros()}
 	if out.ITLGaps > 0 {
 		share := float64(out.ITLZeroGaps) / float64(out.ITLGaps)
 		out.ITLZeroShare = &share
 	}
-	itlP50, hasITL := h.itl.quantile(0.5)
+	itlP50, hasITL := h.itl.Quantile(0.5)
 	if hasITL {
 		out.ITLP50MS = msPtr(itlP50)
 	}
 	lag := &h.canary.lag
-	out.LagSamples = lag.total.Load()
-	p99, ok := lag.quantile(0.99)
-	if !ok {
+	out.LagSamples = lag.Count()
+	n, q := lag.Quantiles(0.5, 0.99)
+	if n == 0 {
 		return out
 	}
-	p50, _ := lag.quantile(0.5)
-	out.LagP50MS, out.LagP99MS, out.LagMaxMS = msPtr(p50), msPtr(p99), msPtr(time.Duration(lag.max.Load()))
+	p50, p99 := q[0], q[1]
+	out.LagP50MS, out.LagP99MS, out.LagMaxMS = msPtr(p50), msPtr(p99), msPtr(lag.Max())
 	if !hasITL {
 		itlP50 = 0
 	}
