@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -32,10 +33,9 @@ func newResampler(sorted []float64, s Stat, rng *rand.Rand) *resampler {
 		r.mean, r.se = meanSE(sorted)
 		return r
 	}
-	h := pct / 100 * (float64(n) - 1) // k6's rank, as stats.Percentile computes it
-	i := int(math.Floor(h))
+	i, frac := stats.Rank(n, pct) // k6's rank, as stats.Percentile takes it
 	r.j = i + 1
-	r.frac = h - float64(i)
+	r.frac = frac
 	r.beta = distuv.Beta{Alpha: float64(r.j), Beta: float64(n - r.j + 1), Src: rng}
 	return r
 }

@@ -183,25 +183,6 @@ func newVerdict(s *Series, metric string, l compare.Limit, k int) Verdict {
 		Label: r.Record.Label, Time: r.Record.Start}
 }
 
-// neededSamples is the fewest samples that bound both sides of the interval
-// of quantile q at the confidence level, and put two samples above it
-// (minSamples). The order-statistic interval has a lower end when no sample
-// below the quantile has probability (1−q)ⁿ ≤ α/2, and an upper end when
-// qⁿ ≤ α/2 (stats.IntervalRanks).
-func neededSamples(q, confidence float64, minSamples int) int {
-	half := (1 - confidence) / 2
-	need := float64(minSamples)
-	for _, p := range []float64{q, 1 - q} {
-		if p > 0 && p < 1 {
-			need = max(need, math.Ceil(math.Log(half)/math.Log(p)))
-		}
-	}
-	if need > 1<<40 || math.IsNaN(need) {
-		return minSamples
-	}
-	return int(need)
-}
-
 func f64(v float64) *float64 { return result.F64(v) }
 
 func pctText(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }

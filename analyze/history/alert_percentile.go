@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
 // evalPercentile tests a percentile limit on every run of a series.
@@ -44,8 +46,7 @@ func evalPercentile(s *Series, metric string, l compare.Limit, o Options) []Verd
 			v.Reason = fmt.Sprintf("%d earlier runs, %d needed", len(window), MinBaseline)
 		case !isBounded(pt):
 			v.Status = Inconclusive
-			conf := s.Runs[k].Record.Confidence
-			v.Needed = neededSamples(n/100, conf, minSamplesOf(s, metric, n, k))
+			v.Needed = int(neededSamples(n/100, s.Runs[k].Record.Confidence, minSamplesOf(s, metric, n, k), pt.Count))
 			v.Reason = fmt.Sprintf("too few samples to bound %s (%d; %d needed)", l.Stat.Label(), pt.Count, v.Needed)
 		case len(usable) < MinBaseline:
 			v.Status = Inconclusive
@@ -114,6 +115,17 @@ func followsTrend(yw []float64, y float64, l compare.Limit, alpha float64) bool 
 	}
 	ts := TheilSenFit(yw)
 	return ts.Slope > 0 && y <= threshold(l, ts.At(float64(len(yw))))
+}
+
+// neededSamples is the sample count that would decide a run whose
+// percentile (the quantile q) is not bounded with have samples
+// (result.SamplesToDecide): a run is decided once its interval at the
+// confidence level is closed on both sides (stats.IntervalClosed) and it has
+// the minSamples that put two samples above the percentile.
+func neededSamples(q, confidence float64, minSamples int, have int64) int64 {
+	return result.SamplesToDecide(have, func(n int64) bool {
+		return n >= int64(minSamples) && stats.IntervalClosed(int(n), q, confidence)
+	})
 }
 
 // minSamplesOf is the count a run needs for two samples above the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
 // steadyRuns simulates runs of an unchanged service, with a scale per run.
@@ -127,8 +129,10 @@ func TestInconclusiveFailsClosed(t *testing.T) {
 	if p99 == nil || p99.Status != Inconclusive {
 		t.Fatalf("P99 of a run of 120 samples: %+v, want inconclusive", p99)
 	}
-	if p99.Needed < 200 || !p99.Failing(false) || p99.Failing(true) {
-		t.Errorf("inconclusive P99: needed %d (want ≥ 200), failing %v/%v (want true without --allow-inconclusive, false with)",
+	// Two samples above P99 need 200; its 95% interval closes from 368
+	// (0.99^368 ≤ 0.025).
+	if want := max(stats.MinSamples(99, 2), stats.ClosedIntervalN(0.99, 0.95)); p99.Needed != want || want != 368 || !p99.Failing(false) || p99.Failing(true) {
+		t.Errorf("inconclusive P99: needed %d (want 368), failing %v/%v (want true without --allow-inconclusive, false with)",
 			p99.Needed, p99.Failing(false), p99.Failing(true))
 	}
 	for _, v := range latest {
@@ -186,5 +190,27 @@ func TestMannKendallTheilSen(t *testing.T) {
 	ts := TheilSenFit([]float64{10, 12, 14, 100, 18, 20})
 	if ts.Slope != 2 || ts.Intercept != 10 {
 		t.Errorf("Theil–Sen with one outlier: %+v, want slope 2 intercept 10", ts)
+	}
+}
+
+// TestNeededSamplesIsClosedIntervalN: the samples that would decide a run
+// (result.SamplesToDecide on the run's rule) are the larger of the count
+// for two samples above the percentile and the first count whose interval
+// is closed, as the closed form this package used before gave.
+func TestNeededSamplesIsClosedIntervalN(t *testing.T) {
+	t.Parallel()
+	for _, conf := range []float64{0.8, 0.9, 0.95, 0.99} {
+		for _, p := range []float64{1, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99} {
+			q := p / 100
+			for _, minN := range []int{0, stats.MinSamples(p, 2)} {
+				want := max(minN, stats.ClosedIntervalN(q, conf))
+				if got := neededSamples(q, conf, minN, 1); got != int64(want) {
+					t.Errorf("p(%v) at %v, min %d: needed %d, want %d", p, conf, minN, got, want)
+				}
+			}
+		}
+	}
+	if got := neededSamples(1, 0.95, 0, 10); got != 0 {
+		t.Errorf("p(100): needed %d, want 0 (no sample size bounds it)", got)
 	}
 }

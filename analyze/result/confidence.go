@@ -22,9 +22,9 @@ const (
 	Fail         Verdict = "fail"         // the limit is broken (with confidence, or by k6's value), or no data
 )
 
-// maxNeeded bounds the search for the sample size that would decide a gate
+// MaxNeeded bounds the search for the sample size that would decide a gate
 // (beyond any load test; the binomial CDF also loses precision far above it).
-const maxNeeded = 100_000_000
+const MaxNeeded = 100_000_000
 
 // Judgement is a check judged with confidence: the rule analyze check and
 // the capacity sweep share.
@@ -142,17 +142,26 @@ func projectedInterval(sorted []float64, q, confidence float64, n int64) (lo, hi
 	return at(l), at(h)
 }
 
-// neededSamples is the smallest sample size, above have, at which the
-// interval decide projects is decided: found by doubling, then bisection.
-// 0 when none up to maxNeeded is.
+// neededSamples is the sample size at which the interval decide projects
+// is decided (SamplesToDecide).
 func neededSamples(e check.Expr, have int64, decide func(n int64) (lo, hi float64)) int64 {
-	decided := func(n int64) bool { return Decide(e, decideLo(decide, n), decideHi(decide, n)) != Inconclusive }
+	return SamplesToDecide(have, func(n int64) bool { return Decide(e, decideLo(decide, n), decideHi(decide, n)) != Inconclusive })
+}
+
+// SamplesToDecide is the rule for "the samples that would decide it", shared
+// by every gate that reports it (analyze check's and the capacity sweep's
+// Judge, analyze history's alerts): the smallest sample size above have at
+// which decided holds, found by doubling, then bisection; 0 when none up to
+// MaxNeeded does. decided(n) is the gate's verdict on n samples from the
+// distribution as observed; it must stay true from some n on (a gate gets
+// easier to decide with more samples), and is taken to be false at have.
+func SamplesToDecide(have int64, decided func(n int64) bool) int64 {
 	lo, hi := max(have, 1), max(2*have, 2)
 	for !decided(hi) {
-		if hi >= maxNeeded {
+		if hi >= MaxNeeded {
 			return 0
 		}
-		lo, hi = hi, min(2*hi, maxNeeded)
+		lo, hi = hi, min(2*hi, MaxNeeded)
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
@@ -176,7 +185,7 @@ func inconclusiveReason(j Judgement, e check.Expr, have int64) string {
 		what = "is open: too few samples to bound it"
 	}
 	if j.Needed == 0 {
-		return fmt.Sprintf("inconclusive: %s %s, and up to %d samples from the same distribution would not decide it (the value is at the limit)", iv, what, maxNeeded)
+		return fmt.Sprintf("inconclusive: %s %s, and up to %d samples from the same distribution would not decide it (the value is at the limit)", iv, what, MaxNeeded)
 	}
 	return fmt.Sprintf("inconclusive: %s %s; about %d samples would decide it if the distribution stays as observed (have %d)", iv, what, j.Needed, have)
 }

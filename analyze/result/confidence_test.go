@@ -137,3 +137,23 @@ func TestLimitedByLoadGenerator(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplesToDecide: the smallest count above have at which the gate
+// decides, for a gate that decides from some count on; 0 when none up to
+// MaxNeeded does.
+func TestSamplesToDecide(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ have, from, want int64 }{
+		{1, 2, 2}, {1, 368, 368}, {120, 368, 368}, {367, 368, 368}, {0, 5, 5}, {1000, 1001, 1001},
+		{10, MaxNeeded, MaxNeeded}, {10, MaxNeeded + 1, 0},
+	} {
+		calls := 0
+		got := SamplesToDecide(c.have, func(n int64) bool { calls++; return n >= c.from })
+		if got != c.want {
+			t.Errorf("have %d, decided from %d: %d, want %d", c.have, c.from, got, c.want)
+		}
+		if calls > 64 {
+			t.Errorf("have %d, decided from %d: %d evaluations of the gate", c.have, c.from, calls)
+		}
+	}
+}

@@ -95,16 +95,18 @@ func ClosedIntervalN(q, confidence float64) int {
 	half := (1 - confidence) / 2
 	n := int(math.Ceil(max(math.Log(half)/math.Log1p(-q), math.Log(half)/math.Log(q))))
 	// The logarithms may be one off at the boundary: settle it on the ranks.
-	for n > 1 && closed(n-1, q, confidence) {
+	for n > 1 && IntervalClosed(n-1, q, confidence) {
 		n--
 	}
-	for !closed(n, q, confidence) {
+	for !IntervalClosed(n, q, confidence) {
 		n++
 	}
 	return n
 }
 
-func closed(n int, q, confidence float64) bool {
+// IntervalClosed reports whether the confidence interval of the quantile q
+// of n samples is closed: both its order statistics exist (IntervalRanks).
+func IntervalClosed(n int, q, confidence float64) bool {
 	lo, hi, _ := IntervalRanks(n, q, confidence)
 	return lo >= 1 && hi <= n
 }

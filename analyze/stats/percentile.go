@@ -22,13 +22,24 @@ func Percentile(sorted []float64, n float64) (v float64, ok bool) {
 	if len(sorted) == 1 {
 		return sorted[0], true
 	}
-	// The same float64 operations, in the same order, as k6's trend sink.
-	pct := n / 100
-	i := pct * (float64(len(sorted)) - 1.0)
-	j := sorted[int(math.Floor(i))]
-	k := sorted[int(math.Ceil(i))]
-	f := i - math.Floor(i)
+	lo, f := Rank(len(sorted), n)
+	hi := lo // ⌈i⌉
+	if f > 0 {
+		hi++
+	}
+	j, k := sorted[lo], sorted[hi]
 	return j + (k-j)*f, true
+}
+
+// Rank is where k6's p(N) of count sorted values lies: the 0-based rank
+// i = (N/100)·(count−1) as its whole part lo = ⌊i⌋ and its fraction i − ⌊i⌋
+// (0 ≤ N ≤ 100, count ≥ 1). These are the float64 operations of k6's trend
+// sink, in its order; Percentile and the bootstrap of a percentile (package
+// compare) both take the rank from here.
+func Rank(count int, n float64) (lo int, frac float64) {
+	i := n / 100 * (float64(count) - 1.0)
+	fl := math.Floor(i)
+	return int(fl), i - fl
 }
 
 // NearestRank returns the nearest-rank N-th percentile of sorted values: the

@@ -310,3 +310,36 @@ func TestClosedIntervalN(t *testing.T) {
 		t.Error("q 0 or 1 has no closed interval")
 	}
 }
+
+// TestPercentileUnevenGaps holds the cases of the k6 side's former copy of
+// the rule (internal/percentile), on values with uneven gaps.
+func TestPercentileUnevenGaps(t *testing.T) {
+	t.Parallel()
+	x := []float64{1, 2, 3, 4, 10}
+	for _, c := range []struct{ n, want float64 }{
+		{0, 1}, {50, 3}, {100, 10}, {25, 2}, {90, 7.6}, {95, 8.8}, {99, 9.76}, {12.5, 1.5},
+	} {
+		if got, ok := Percentile(x, c.n); !ok || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("p(%v) of %v = %v, want %v", c.n, x, got, c.want)
+		}
+	}
+}
+
+// TestRank checks the rank Percentile and the bootstrap share: ⌊i⌋ and
+// i − ⌊i⌋ for i = (N/100)·(count−1).
+func TestRank(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		count int
+		n     float64
+		lo    int
+		frac  float64
+	}{
+		{4, 50, 1, 0.5}, {4, 90, 2, 0.7}, {4, 100, 3, 0}, {4, 0, 0, 0}, {1, 99, 0, 0}, {5, 99, 3, 0.96}, {101, 99, 99, 0},
+	} {
+		lo, frac := Rank(c.count, c.n)
+		if lo != c.lo || math.Abs(frac-c.frac) > 1e-12 {
+			t.Errorf("Rank(%d, %v) = %d, %v; want %d, %v", c.count, c.n, lo, frac, c.lo, c.frac)
+		}
+	}
+}

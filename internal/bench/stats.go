@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/percentile"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
 // MinNForP999 is the smallest number of values for which a Summary reports
@@ -26,9 +26,18 @@ func Summarize(ds []time.Duration) Summary {
 	if len(ds) == 0 {
 		return Summary{}
 	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return Summary{N: len(s), P50: percentile.K6(s, 50), P99: percentile.K6(s, 99), P999: percentile.K6(s, 99.9), Max: s[len(s)-1]}
+	s := make([]float64, len(ds))
+	for i, d := range ds {
+		s[i] = float64(d)
+	}
+	sort.Float64s(s)
+	// stats.Percentile is k6's p(N); durations below 2⁵³ ns (104 days) are
+	// exact in float64, and the interpolated value is truncated to the ns.
+	p := func(n float64) time.Duration {
+		v, _ := stats.Percentile(s, n)
+		return time.Duration(v)
+	}
+	return Summary{N: len(s), P50: p(50), P99: p(99), P999: p(99.9), Max: time.Duration(s[len(s)-1])}
 }
 
 // HasP999 reports whether there are enough values (MinNForP999) for P999 to

@@ -299,13 +299,32 @@ func TestLoadErrors(t *testing.T) {
 		{"testdata/syntax.js", nil, "syntax.js"},
 		{"testdata/missing.js", nil, "no such file"},
 		{"testdata/badthreshold.js", map[string]string{"KEY": "nope", "EXPR": "count>0"}, `no metric "nope" is declared`},
-		{"testdata/badthreshold.js", map[string]string{"KEY": "c", "EXPR": "p(99)<1"}, `a counter metric has no "p" aggregation`},
-		{"testdata/badthreshold.js", map[string]string{"KEY": "c", "EXPR": "count is big"}, "is not of the form"},
-		{"testdata/badthreshold.js", map[string]string{"KEY": "c{a", "EXPR": "count>0"}, "must end with '}'"},
+		{"testdata/badthreshold.js", map[string]string{"KEY": "c", "EXPR": "p(99)<1"}, `a counter metric has no "p(99)" aggregation (it has count, rate)`},
+		{"testdata/badthreshold.js", map[string]string{"KEY": "c", "EXPR": "count is big"}, `expression "count is big": want AGGREGATE OPERATOR NUMBER`},
+		{"testdata/badthreshold.js", map[string]string{"KEY": "c{a", "EXPR": "count>0"}, `threshold key "c{a": submetric "c{a": want name{key:value,...}`},
 	} {
 		_, err := Run(context.Background(), Config{Script: c.script, Env: c.env})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: error %v, want it to contain %q", c.script, c.env, err, c.want)
+		}
+	}
+}
+
+// TestThresholdSyntaxIsK6s: k6sim reads thresholds with analyze's parser
+// (check.ParseExpr), which takes the limit as k6 does (strconv.ParseFloat)
+// and the percentile as k6 does (no spaces inside p(…)). k6sim's former regex
+// refused ".5", "+1" and "Inf", which k6 accepts, and accepted "p( 99 )",
+// which k6 refuses.
+func TestThresholdSyntaxIsK6s(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"count>=.5", "rate < +1", "p(99.9)<2e3", "value!=-Inf", "avg<=5.", "med===1"} {
+		if _, err := parseThresholdExpr(s); err != nil {
+			t.Errorf("%q refused: %v", s, err)
+		}
+	}
+	for _, s := range []string{"p( 99 )<1", "p(101)<1", "p(-1)<1", "count>NaN", "count is big", "mean<1", "count>"} {
+		if _, err := parseThresholdExpr(s); err == nil {
+			t.Errorf("%q accepted", s)
 		}
 	}
 }

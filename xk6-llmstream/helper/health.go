@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/loadgen"
-	"github.com/llmstream/xk6-llmstream/internal/percentile"
+	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
 // The instrument's own health: how late the client path itself is. A canary
@@ -161,12 +161,12 @@ type Health struct {
 // Health summarises the client lag and the ITL gaps seen so far.
 func (h *Handler) Health() Health {
 	out := Health{CanaryIntervalMS: msFloat(CanaryInterval), CanaryTicks: h.canary.ticks.Load(),
-		ITLGaps: h.itl.total.Load(), ITLZeroGaps: h.itl.zeros.Load()}
+		ITLGaps: h.itl.Count(), ITLZeroGaps: h.itl.Zeros()}
 	if out.ITLGaps > 0 {
 		share := float64(out.ITLZeroGaps) / float64(out.ITLGaps)
 		out.ITLZeroShare = &share
 	}
-	itlP50, hasITL := h.itl.quantile(0.5)
+	itlP50, hasITL := h.itl.Quantile(0.5)
 	if hasITL {
 		out.ITLP50MS = msPtr(itlP50)
 	}
@@ -175,8 +175,9 @@ func (h *Handler) Health() Health {
 	if len(lags) == 0 {
 		return out
 	}
-	p99 := percentile.K6(lags, 99)
-	out.LagP50MS, out.LagP99MS, out.LagMaxMS = ptr(percentile.K6(lags, 50)), ptr(p99), ptr(lags[len(lags)-1])
+	p50, _ := stats.Percentile(lags, 50)
+	p99, _ := stats.Percentile(lags, 99)
+	out.LagP50MS, out.LagP99MS, out.LagMaxMS = ptr(p50), ptr(p99), ptr(lags[len(lags)-1])
 	itl := 0.0
 	if hasITL {
 		itl = msFloat(itlP50)

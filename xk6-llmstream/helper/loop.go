@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 )
 
 // HopHeader is set on every upstream request the helper sends. A helper that
@@ -27,7 +29,7 @@ func loopRefusal() *requestError {
 // selfRefusal is the refusal of a request whose upstream is this helper.
 func selfRefusal(u *url.URL) *requestError {
 	return &requestError{http.StatusLoopDetected, KindLoop,
-		"the upstream " + quoteURL(u.String()) + " is this helper itself: point the upstream URL at the LLM"}
+		"the upstream " + strconv.Quote(redact.URL(u.String())) + " is this helper itself: point the upstream URL at the LLM"}
 }
 
 // isSelf reports whether u points at the helper listening on self: the same

@@ -114,7 +114,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	}
 	u, err := url.Parse(sr.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, badRequest(`"url" %s is not an absolute http or https URL`, quoteURL(sr.URL))
+		return nil, badRequest(`"url" %s is not an absolute http or https URL`, strconv.Quote(redact.URL(sr.URL)))
 	}
 	d, ok := stream.ParseDialect(sr.API)
 	if !ok {
@@ -170,7 +170,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 		},
 	}
 	p.redactor = redact.New(h, u)
-	p.logURL = logURL(u, p.redactor)
+	p.logURL = p.redactor.String(redact.URL(sr.URL))
 	p.id, p.tags, p.warmup = sr.ID, sr.Tags, sr.Warmup
 	return p, nil
 }
@@ -230,74 +230,4 @@ func validHeaderName(s string) bool {
 		}
 	}
 	return true
-}
-
-// quoteURL quotes a URL for a message without its user info or query string,
-// which may hold credentials.
-func quoteURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.IndexAny(raw, "?#@"); i >= 0 {
-			raw = raw[:i] + "…"
-		}
-		if len(raw) > 200 {
-			raw = raw[:200] + "…"
-		}
-		return fmt.Sprintf("%q", raw)
-	}
-	return fmt.Sprintf("%q", safeURL(u))
-}
-
-// safeURL is u without user info, query and fragment.
-func safeURL(u *url.URL) string {
-	v := *u
-	v.User = nil
-	v.RawQuery = ""
-	v.ForceQuery = false
-	v.Fragment = ""
-	v.RawFragment = ""
-	return v.String()
-}
-
-// logURL is u as the helper's logs show it: scheme, host and path, without
-// user info, query or fragment, with every secret of the request and every
-// key-shaped path segment replaced by the redaction marker.
-func logURL(u *url.URL, red *redact.Redactor) string {
-	v := url.URL{Scheme: u.Scheme, Host: u.Host}
-	return red.String(v.String() + safePath(u.EscapedPath()))
-}
-
-// safePath is an (escaped) URL path with each segment that looks like a key
-// replaced by the redaction marker.
-func safePath(path string) string {
-	segs := strings.Split(path, "/")
-	for i, seg := range segs {
-		if secretSegment(seg) {
-			segs[i] = redact.Marker
-		}
-	}
-	return redact.KeyShapes(strings.Join(segs, "/"))
-}
-
-// secretSegment reports whether a path segment looks like a key or token: 16
-// or more characters of letters, digits, '-', '_' or percent escapes, with
-// both letters and digits (model names and API paths hold dots, colons or no
-// digits, or are shorter).
-func secretSegment(seg string) bool {
-	if len(seg) < 16 {
-		return false
-	}
-	letter, digit := false, false
-	for i := 0; i < len(seg); i++ {
-		switch c := seg[i]; {
-		case c >= '0' && c <= '9':
-			digit = true
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			letter = true
-		case c == '-' || c == '_' || c == '%':
-		default:
-			return false
-		}
-	}
-	return letter && digit
 }

@@ -242,11 +242,7 @@ func TestStatsAndLatenessHistogram(t *testing.T) {
 	if s.Count != 100000 || s.Max != 100*time.Millisecond {
 		t.Errorf("count %d, max %v", s.Count, s.Max)
 	}
-	for v := int64(0); v < 1<<20; v += 7 {
-		if i := histIndex(v); histUpper(i) < v || (i > 0 && histUpper(i-1) >= v) {
-			t.Fatalf("value %d in bucket %d [.., %d], previous ends %d", v, i, histUpper(i), histUpper(i-1))
-		}
-	}
+	// The buckets themselves are tested in internal/histogram.
 }
 
 func FuzzParseRequest(f *testing.F) {

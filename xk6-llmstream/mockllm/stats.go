@@ -1,9 +1,10 @@
 package mockllm
 
 import (
-	"math/bits"
 	"sync/atomic"
 	"time"
+
+	hist "github.com/llmstream/xk6-llmstream/internal/histogram"
 )
 
 // Stats is a snapshot of a Server's counters.
@@ -35,9 +36,10 @@ type Stats struct {
 	Lateness LatencySummary
 }
 
-// LatencySummary is a distribution summary. Quantiles come from a log-linear
-// histogram whose buckets are about 3% wide; each is the upper bound of its
-// bucket.
+// LatencySummary is a distribution summary. Quantiles come from the k6
+// side's one log-linear histogram (internal/histogram), whose buckets are at
+// most 1/32 (3.1%) wide; each is the upper bound of its bucket (the nearest
+// rank's), never above Max.
 type LatencySummary struct {
 	Count                    int64
 	P50, P90, P99, P999, Max time.Duration
@@ -53,79 +55,19 @@ type counters struct {
 	ttft                                     promHistogram // arrival → first token, for /metrics
 }
 
-// histogram is a concurrent log-linear histogram of non-negative nanosecond
-// values: 32 linear sub-buckets per power of two.
-type histogram struct {
-	counts [histBuckets]atomic.Int64
-	max    atomic.Int64
-}
+// histogram is the mock's histogram of nanosecond values: the one
+// histogram of the k6 side (internal/histogram; 32 buckets per power of two).
+type histogram struct{ hist.Histogram }
 
-const (
-	histSubBits = 5
-	histSub     = 1 << histSubBits
-	histBuckets = (64 - histSubBits + 1) * histSub
-)
+// add counts v nanoseconds (a negative v counts as 0).
+func (h *histogram) add(v int64) { h.Add(time.Duration(v)) }
 
-func histIndex(v int64) int {
-	if v < histSub {
-		return int(v)
-	}
-	e := bits.Len64(uint64(v)) - histSubBits - 1 // v >> e is in [32, 64)
-	return (e+1)*histSub + int(v>>e) - histSub
-}
-
-// histUpper is the largest value of bucket i.
-func histUpper(i int) int64 {
-	if i < histSub {
-		return int64(i)
-	}
-	e := i/histSub - 1
-	m := int64(i%histSub + histSub)
-	return (m+1)<<e - 1
-}
-
-func (h *histogram) add(v int64) {
-	if v < 0 {
-		v = 0
-	}
-	h.counts[histIndex(v)].Add(1)
-	for {
-		m := h.max.Load()
-		if v <= m || h.max.CompareAndSwap(m, v) {
-			return
-		}
-	}
-}
-
+// summary is the distribution as /stats reports it, from one snapshot.
 func (h *histogram) summary() LatencySummary {
-	var counts [histBuckets]int64
-	var n int64
-	for i := range counts {
-		counts[i] = h.counts[i].Load()
-		n += counts[i]
+	n, q := h.Quantiles(0.50, 0.90, 0.99, 0.999)
+	s := LatencySummary{Count: n, Max: h.Max()}
+	if n > 0 {
+		s.P50, s.P90, s.P99, s.P999 = q[0], q[1], q[2], q[3]
 	}
-	s := LatencySummary{Count: n, Max: time.Duration(h.max.Load())}
-	if n == 0 {
-		return s
-	}
-	q := func(p float64) time.Duration {
-		rank := int64(p*float64(n) + 0.999999) // nearest rank, 1-based
-		if rank < 1 {
-			rank = 1
-		}
-		var c int64
-		for i, k := range counts {
-			c += k
-			if c >= rank {
-				u := histUpper(i)
-				if u > int64(s.Max) {
-					u = int64(s.Max)
-				}
-				return time.Duration(u)
-			}
-		}
-		return s.Max
-	}
-	s.P50, s.P90, s.P99, s.P999 = q(0.50), q(0.90), q(0.99), q(0.999)
 	return s
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
@@ -206,7 +207,7 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 	if !useMock {
 		u, err := url.Parse(baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return false, "", nil, fmt.Errorf("%s=%s is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redactURL(baseURL))
+			return false, "", nil, fmt.Errorf("%s=%s is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redact.URL(baseURL))
 		}
 		allow = append(allow, allowEntry(u))
 	}
@@ -371,21 +372,6 @@ func allowEntry(u *url.URL) string {
 		return u.Host
 	}
 	return u.Hostname()
-}
-
-// redactURL is a URL for a message: its scheme and host only, and the rest
-// as "…". User info, path (which may hold a key) and query never appear; a
-// value that does not parse as a URL with a host shows only its length.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.Opaque != "" {
-		return fmt.Sprintf("(%d characters that are not a URL with a host)", len(raw))
-	}
-	v := url.URL{Scheme: u.Scheme, Host: u.Host}
-	if u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
-		return v.String() + "/…"
-	}
-	return v.String()
 }
 
 // newToken returns a random bearer token for this run's helper, so that other

@@ -336,15 +336,6 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// redactURL returns the URL without its query, fragment and user info.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.IndexAny(raw, "?#"); i >= 0 {
-			raw = raw[:i]
-		}
-		return raw
-	}
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u.String()
-}
+// redactURL is a URL as the engine's messages show it: redact.URL, the one
+// rule of the project (scheme, host and path; never user info or query).
+var redactURL = redact.URL
