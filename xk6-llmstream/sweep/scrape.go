@@ -93,12 +93,12 @@ type ServerSample struct {
 type scraper struct {
 	cfg     Scrape
 	fetcher *serverstats.Fetcher
-	start  time.Time
-	mu     sync.Mutex
-	url    string
-	out    ServerSignals
-	cancel context.CancelFunc
-	done   chan struct{}
+	start   time.Time
+	mu      sync.Mutex
+	url     string
+	out     ServerSignals
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 // start begins scraping (nil without a URL). With ScrapeMock it waits for
