@@ -152,7 +152,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithLogger(logger),
 	}
 	opts = append(opts, caOpts...)
-	sampler, err := helperSampler(&f)
+	sampler, err := helperSampler(&f, allow)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		opts = append(opts, helper.WithServerSampler(sampler))
 		defer func() {
 			st := sampler.Stop()
-			logger.Info("scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError)
+			logger.Info("scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError, "rejected_values", st.Rejected, "slow", st.Slow)
 		}()
 	}
 	var rw *records.Writer
@@ -218,8 +218,9 @@ func caFileOptions(path string) ([]helper.Option, error) {
 }
 
 // helperSampler checks --scrape and --scrape-interval and starts the
-// sampler of --scrape (nil without it).
-func helperSampler(f *helperFlags) (*serverstats.Sampler, error) {
+// sampler of --scrape (nil without it): its URL and redirects on the
+// allow-list, https trusting --ca-file's CAs as the upstreams do.
+func helperSampler(f *helperFlags, allow *helper.AllowList) (*serverstats.Sampler, error) {
 	switch {
 	case f.scrape == "":
 		return nil, nil
@@ -233,7 +234,19 @@ func helperSampler(f *helperFlags) (*serverstats.Sampler, error) {
 	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
 		return nil, usageError{err}
 	}
-	return serverstats.StartSampler(f.scrape, f.scrapeEvery)
+	opts := []serverstats.Option{serverstats.WithAllow(allow.Allows)}
+	if f.caFile != "" {
+		pool, err := helper.LoadCAFile(f.caFile)
+		if err != nil {
+			return nil, usagef("--ca-file: %v", err)
+		}
+		opts = append(opts, serverstats.WithRootCAs(pool))
+	}
+	s, err := serverstats.StartSampler(f.scrape, f.scrapeEvery, opts...)
+	if errors.Is(err, serverstats.ErrRefused) {
+		return nil, usagef("--scrape: %v", err)
+	}
+	return s, err
 }
 
 // byteSize is a flag.Value for sizes in bytes: "4194304", "4MiB", "512KiB",

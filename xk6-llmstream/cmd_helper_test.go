@@ -239,6 +239,7 @@ func TestHelperCommandScrapeErrors(t *testing.T) {
 		{[]string{"--records", "r.jsonl", "--scrape", "ftp://127.0.0.1/metrics"}, `--scrape: scheme "ftp"`},
 		{[]string{"--records", "r.jsonl", "--scrape", "http://u:" + testKey + "@127.0.0.1/metrics"}, "--scrape: the URL carries user info"},
 		{[]string{"--records", "r.jsonl", "--scrape", "http://127.0.0.1/metrics", "--scrape-interval", "0s"}, "--scrape-interval must be positive"},
+		{[]string{"--records", "r.jsonl", "--scrape", "http://vllm.internal:8000/metrics"}, "--scrape: scrape URL: refused: host vllm.internal:8000 is not on the allow-list"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := serveHelper(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, tt.args...), &stdout, &stderr)

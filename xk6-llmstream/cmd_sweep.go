@@ -66,7 +66,7 @@ type sweepFlags struct {
 	outDir, jsonOut    string
 	mock, verbose      bool
 	mockProfile        string
-	scrape             string
+	scrape, caFile     string
 	scrapeEvery        time.Duration
 	script             string
 	k6Args             []string
@@ -98,6 +98,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream the helper runs (into each level's log)")
 	fs.StringVar(&f.scrape, "scrape", "", "scrape this Prometheus `URL` (vLLM, SGLang, TGI, llama.cpp /metrics; 'mock': the level's mock) during each level: requests running and waiting, KV-cache usage")
 	fs.DurationVar(&f.scrapeEvery, "scrape-interval", sweep.DefaultScrapeInterval, "time between two scrapes")
+	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams and https --scrape, besides the system's")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -153,6 +154,32 @@ func (f *sweepFlags) plan() (sweep.Spec, sweep.Plan, error) {
 	return spec, s, nil
 }
 
+// scrapeConfig is --scrape's configuration — its URL checked against the
+// allow-list, https trusting --ca-file's CAs — and the helper's options for
+// --ca-file.
+func (f *sweepFlags) scrapeConfig() (sweep.Scrape, []helper.Option, error) {
+	allow, err := helper.ParseAllowList(f.allow...)
+	if err != nil {
+		return sweep.Scrape{}, nil, usagef("--allow: %v", err)
+	}
+	sc := sweep.Scrape{URL: f.scrape, Interval: f.scrapeEvery, Allow: allow.Allows}
+	var opts []helper.Option
+	if f.caFile != "" {
+		pool, err := helper.LoadCAFile(f.caFile)
+		if err != nil {
+			return sc, nil, usagef("--ca-file: %v", err)
+		}
+		sc.RootCAs, opts = pool, []helper.Option{helper.WithRootCAs(pool)}
+	}
+	if f.scrapeEvery <= 0 {
+		return sc, nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
+	}
+	if err := sc.Check("--scrape"); err != nil {
+		return sc, nil, usageError{err}
+	}
+	return sc, opts, nil
+}
+
 // runSweep is the `sweep` command.
 func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	signals := make(chan os.Signal, 2)
@@ -174,6 +201,10 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 	if err != nil {
 		return err
 	}
+	scrape, helperOpts, err := f.scrapeConfig()
+	if err != nil {
+		return err
+	}
 	if f.outDir == "" {
 		f.outDir = "sweep-" + time.Now().Format("20060102-150405")
 	}
@@ -186,9 +217,9 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 	}
 	res, runErr := sweep.Execute(ctx, sweep.Config{
 		Spec: spec, Plan: plan, OutDir: f.outDir, Script: f.script, LevelDuration: f.duration,
-		Progress: stderr, Signals: signals, Scrape: sweep.Scrape{URL: f.scrape, Interval: f.scrapeEvery},
+		Progress: stderr, Signals: signals, Scrape: scrape,
 		Exec: sweep.K6{Mode: spec.Mode, Script: f.script, K6Args: f.k6Args, Duration: dur, Env: env,
-			Mock: f.mock, MockProfile: f.mockProfile, Allow: f.allow, Verbose: f.verbose},
+			Mock: f.mock, MockProfile: f.mockProfile, Allow: f.allow, Verbose: f.verbose, HelperOptions: helperOpts},
 	})
 	if res == nil {
 		return runErr

@@ -5,8 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +34,9 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--levels", "1", "--slo", "llm_requests_failed: p(99)<1", "s.js"}, "does not apply"},
 		{[]string{"--levels", "1", "--confidence", "1", "s.js"}, "--confidence"},
 		{[]string{"--levels", "1", "--bogus", "s.js"}, "bogus"},
+		{[]string{"--levels", "1", "--scrape", "http://vllm.internal:8000/metrics", "s.js"}, "--scrape: refused: host vllm.internal:8000 is not on the allow-list"},
+		{[]string{"--levels", "1", "--scrape", "http://127.0.0.1:8000/metrics?k=v", "s.js"}, "--scrape: the URL carries a query"},
+		{[]string{"--levels", "1", "--ca-file", "/nonexistent/ca.pem", "s.js"}, "--ca-file"},
 	}
 	for _, tc := range cases {
 		var stderr bytes.Buffer
@@ -77,14 +83,16 @@ func TestSweepCommand(t *testing.T) {
 out=""; level=""
 while [ $# -gt 0 ]; do case "$1" in --out) out="${2#json=}"; shift;; --tag) level="${2#level=}"; shift;; esac; shift; done
 cp "` + data + `" "$out"
+sleep ${FAKE_SLEEP:-0}
 [ "$level" = 2 ] && exit ${FAKE_CODE:-0}
 exit 0
 `
 	if err := os.WriteFile(k6, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	sleep := "0"
 	run := func(code string, args ...string) (int, string, string) {
-		env := append(os.Environ(), "K6_BIN="+k6, "LLM_BASE_URL=", "FAKE_CODE="+code)
+		env := append(os.Environ(), "K6_BIN="+k6, "LLM_BASE_URL=", "FAKE_CODE="+code, "FAKE_SLEEP="+sleep)
 		var stdout, stderr bytes.Buffer
 		err := sweepK6(context.Background(), args, &stdout, &stderr, nil, env)
 		exit := exitOK
@@ -123,7 +131,7 @@ exit 0
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Version != 1 || len(res.Levels) != 2 || res.MaxPassing == nil || *res.MaxPassing != 1 {
+	if res.Version != 2 || len(res.Levels) != 2 || res.MaxPassing == nil || *res.MaxPassing != 1 {
 		t.Fatalf("result %s", raw)
 	}
 	// Level 2 offered 2 req/s but achieved 1: saturated; k6's 99 there is data.
@@ -139,6 +147,40 @@ exit 0
 	if code != 107 || !strings.Contains(stderr, "k6 exited with code 107 at level 2") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
+	// --scrape of an https page trusts --ca-file's CA; its NaN is left out,
+	// counted, and sweep.json is written.
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "vllm:num_requests_running NaN\nvllm:num_requests_waiting 2\n")
+	}))
+	defer ts.Close()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sleep = "0.3" // each level lasts long enough for scrapes
+	js4 := filepath.Join(dir, "r4.json")
+	code, _, stderr = run("0", "--levels", "1", "--scrape", ts.URL+"/metrics", "--scrape-interval", "10ms", "--ca-file", ca,
+		"--max-failure-rate", "0.2", "--out-dir", filepath.Join(dir, "o4"), "--json", js4, "capacity.js")
+	var res4 struct {
+		Levels []struct {
+			Server struct {
+				Scrapes, Errors, Rejected int
+				LastError                 string `json:"last_error"`
+				Waiting                   struct{ Peak *float64 }
+			}
+		}
+	}
+	raw, err = os.ReadFile(js4)
+	if err != nil || json.Unmarshal(raw, &res4) != nil || len(res4.Levels) != 1 {
+		t.Fatalf("exit %d, %v: %s\n%s", code, err, raw, stderr)
+	}
+	if s := res4.Levels[0].Server; s.Scrapes < 1 || s.Errors != 0 || s.Waiting.Peak == nil || *s.Waiting.Peak != 2 {
+		t.Errorf("https scrape with --ca-file: %+v", s)
+	}
+	if !bytes.Contains(raw, []byte(`"rejected_values": `)) || bytes.Contains(raw, []byte(`"rejected_values": 0`)) {
+		t.Errorf("sweep.json does not count the rejected NaN values")
+	}
+
 	// No level passing exits 99.
 	code, _, _ = run("0", "--levels", "1", "--slo", "llm_ttft: p(50)<10", "--out-dir", filepath.Join(dir, "o3"), "capacity.js")
 	if code != 99 {

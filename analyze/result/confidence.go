@@ -20,7 +20,26 @@ const (
 	Pass         Verdict = "pass"         // the limit holds with confidence
 	Inconclusive Verdict = "inconclusive" // too few samples, or an interval that straddles the limit
 	Fail         Verdict = "fail"         // the limit is broken (with confidence, or by k6's value), or no data
+	// Saturated is a capacity sweep's level past the server's capacity,
+	// whatever its limits say.
+	Saturated Verdict = "saturated"
 )
+
+// Rank orders verdicts from best to worst: Pass, Inconclusive, Fail,
+// Saturated (and anything else last).
+func (v Verdict) Rank() int {
+	switch v {
+	case Pass:
+		return 0
+	case Inconclusive:
+		return 1
+	case Fail:
+		return 2
+	case Saturated:
+		return 3
+	}
+	return 4
+}
 
 // MaxNeeded bounds the search for the sample size that would decide a gate
 // (beyond any load test; the binomial CDF also loses precision far above it).

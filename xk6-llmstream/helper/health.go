@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/loadgen"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/internal/loadgen"
 )
 
 // The instrument's own health: how late the client path itself is. A canary

@@ -2,6 +2,8 @@ package serverstats
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +19,13 @@ const Mock = "mock"
 
 // DefaultInterval is the time between two scrapes of a Sampler.
 const DefaultInterval = 250 * time.Millisecond
+
+// MaxBackoff is the longest delay between two scrapes after slow or failed
+// ones.
+const MaxBackoff = 30 * time.Second
+
+// maxRedirects is the most redirects one scrape follows.
+const maxRedirects = 3
 
 // CheckURL checks a scrape URL given as the input named flag: an absolute
 // http or https URL with a host, without user info or query (a secret in
@@ -39,13 +48,97 @@ func CheckURL(flag, raw string) error {
 	return nil
 }
 
+// Option configures a Fetcher (and a Sampler's).
+type Option func(*options)
+
+type options struct {
+	limits Limits
+	roots  *x509.CertPool
+	allow  func(*url.URL) bool
+}
+
+// WithRootCAs makes https scrapes trust the certificate authorities in pool,
+// and only them (nil: the system's roots).
+func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.roots = pool } }
+
+// WithAllow checks the scrape URL and every redirect against allow (the
+// helper's allow-list check, helper.AllowList.Allows): a URL it refuses is
+// not scraped. Without it the URL is the user's own and a redirect may only
+// stay on the URL's scheme, host and port.
+func WithAllow(allow func(*url.URL) bool) Option { return func(o *options) { o.allow = allow } }
+
+// WithLimits bounds each page (0 fields: the defaults).
+func WithLimits(l Limits) Option { return func(o *options) { o.limits = l } }
+
+// Fetcher scrapes pages under the rules of its options: the page limits,
+// the CA roots, and the allow-list for the URL and its redirects.
+type Fetcher struct {
+	client *http.Client
+	limits Limits
+	allow  func(*url.URL) bool
+}
+
+// NewFetcher makes a Fetcher whose scrapes (connect, redirects, body) take
+// at most timeout each.
+func NewFetcher(timeout time.Duration, opts ...Option) *Fetcher {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if o.roots != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: o.roots, MinVersion: tls.VersionTLS12}
+	}
+	f := &Fetcher{limits: o.limits.withDefaults(), allow: o.allow}
+	f.client = &http.Client{Timeout: timeout, Transport: tr, CheckRedirect: f.checkRedirect}
+	return f
+}
+
+// ErrRefused is the error of a URL or redirect the rules refuse.
+var ErrRefused = errors.New("refused")
+
+// Check refuses a URL the allow-list does not allow (nil without
+// WithAllow, after CheckURL). The error names the host, not the URL.
+func (f *Fetcher) Check(flag, raw string) error {
+	if err := CheckURL(flag, raw); err != nil {
+		return err
+	}
+	u, _ := url.Parse(raw)
+	if f.allow != nil && !f.allow(u) {
+		return fmt.Errorf("%s: %w: host %s is not on the allow-list (--allow)", flag, ErrRefused, u.Host)
+	}
+	return nil
+}
+
+func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return fmt.Errorf("%w: more than %d redirects", ErrRefused, maxRedirects)
+	}
+	if err := CheckURL("redirect", req.URL.String()); err != nil {
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	first := via[0].URL
+	switch {
+	case f.allow != nil && !f.allow(req.URL):
+		return fmt.Errorf("%w: redirect to host %s, which is not on the allow-list (--allow)", ErrRefused, req.URL.Host)
+	case f.allow == nil && (req.URL.Scheme != first.Scheme || req.URL.Host != first.Host):
+		return fmt.Errorf("%w: redirect from %s to %s://%s: a scrape is only redirected on its own scheme, host and port", ErrRefused, first.Host, req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}
+
+// Fetch GETs one page and parses it within the limits.
+func (f *Fetcher) Fetch(ctx context.Context, url string) (Sample, error) {
+	return fetch(ctx, f.client, url, f.limits)
+}
+
 // Sampler scrapes one /metrics page every interval and holds the latest
 // scrape, for stamping requests at their start at the cost of one atomic
 // load. Its methods are safe for concurrent use; a nil Sampler holds nothing.
 type Sampler struct {
 	url      string
 	interval time.Duration
-	client   *http.Client
+	fetcher  *Fetcher
 	latest   atomic.Pointer[Sample]
 
 	mu      sync.Mutex
@@ -57,24 +150,32 @@ type Sampler struct {
 
 // SamplerStats count a Sampler's scrapes.
 type SamplerStats struct {
-	Scrapes   int64  // that succeeded
-	Errors    int64  // that failed
+	Scrapes int64 // that succeeded
+	Errors  int64 // that failed
+	// Rejected counts the values left out of the samples: not finite or
+	// out of range (Sample.Rejected).
+	Rejected int64
+	// Slow counts the scrapes that took more than half the interval and so
+	// delayed the next one (NextDelay).
+	Slow      int64
 	LastError string // of the last failure
 }
 
-// StartSampler scrapes rawURL (checked with CheckURL first) at once and then
-// every interval (0 or less: DefaultInterval), each scrape bounded by the
-// interval (at least 1 s), until Stop. Its errors (in SamplerStats) may
-// hold the URL, which CheckURL keeps free of credentials.
-func StartSampler(rawURL string, interval time.Duration) (*Sampler, error) {
-	if err := CheckURL("scrape URL", rawURL); err != nil {
-		return nil, err
-	}
+// StartSampler scrapes rawURL (checked with CheckURL, and the allow-list of
+// WithAllow, first) at once and then every interval (0 or less:
+// DefaultInterval) — later after a slow or failed scrape (NextDelay) — each
+// scrape bounded by the interval (at least 1 s) and the page limits, until
+// Stop. Its errors (in SamplerStats) may hold the URL, which CheckURL keeps
+// free of credentials.
+func StartSampler(rawURL string, interval time.Duration, opts ...Option) (*Sampler, error) {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	s := &Sampler{url: rawURL, interval: interval, done: make(chan struct{}),
-		client: &http.Client{Timeout: max(interval, time.Second)}}
+	f := NewFetcher(max(interval, time.Second), opts...)
+	if err := f.Check("scrape URL", rawURL); err != nil {
+		return nil, err
+	}
+	s := &Sampler{url: rawURL, interval: interval, done: make(chan struct{}), fetcher: f}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go s.loop(ctx)
@@ -110,24 +211,51 @@ func (s *Sampler) Stats() SamplerStats {
 	return s.stats
 }
 
+// NextDelay is the time from the end of a scrape that took took to the
+// start of the next: the interval; four times took when the scrape took
+// more than half the interval (a slow server or page is not asked more
+// often than it can answer); doubled for each of up to 5 failures in a row;
+// at most MaxBackoff (and never under the interval).
+func NextDelay(interval, took time.Duration, failures int) time.Duration {
+	d := interval
+	if took > interval/2 {
+		d = max(d, 4*took)
+	}
+	d <<= min(max(failures, 0), 5)
+	return max(interval, min(d, MaxBackoff))
+}
+
 func (s *Sampler) loop(ctx context.Context) {
 	defer close(s.done)
-	tick := time.NewTicker(s.interval)
-	defer tick.Stop()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	failures := 0
 	for {
-		s.once(ctx)
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-timer.C:
 		}
+		start := time.Now()
+		ok := s.once(ctx)
+		took := time.Since(start)
+		if failures++; ok {
+			failures = 0 // counts the failures in a row
+		}
+		if took > s.interval/2 {
+			s.mu.Lock()
+			s.stats.Slow++
+			s.mu.Unlock()
+		}
+		timer.Reset(NextDelay(s.interval, took, failures))
 	}
 }
 
-func (s *Sampler) once(ctx context.Context) {
-	got, err := Fetch(ctx, s.client, s.url)
+// once scrapes and reports whether it succeeded.
+func (s *Sampler) once(ctx context.Context) bool {
+	got, err := s.fetcher.Fetch(ctx, s.url)
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return // stopping: not a failure of the server
+		return true // stopping: not a failure of the server
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -135,8 +263,10 @@ func (s *Sampler) once(ctx context.Context) {
 		s.latest.Store(nil)
 		s.stats.Errors++
 		s.stats.LastError = err.Error()
-		return
+		return false
 	}
 	s.latest.Store(&got)
 	s.stats.Scrapes++
+	s.stats.Rejected += int64(got.Rejected)
+	return true
 }

@@ -4,13 +4,28 @@
 // names of vLLM, SGLang, TGI and llama.cpp (and the mock, which serves
 // vLLM's). The sweep reads it once per interval of a level; the helper's
 // Sampler keeps the latest scrape for stamping each request's record.
+//
+// A page is untrusted input read beside the helper's stamping of streams, so
+// every read is bounded: at most MaxBytes of body (DefaultMaxBytes), at most
+// ParseTimeout of reading and parsing (DefaultParseTimeout), only the lines
+// of the known metrics handed to the Prometheus parser, the goroutine
+// yielding every few KiB so the stamping keeps its processors. A value that
+// is not finite or out of range (a negative queue, 1e300 requests, a KV-cache
+// usage above 1) is never kept: its signal is left out of the Sample and the
+// value counted in Sample.Rejected.
 package serverstats
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"runtime"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -28,20 +43,70 @@ var (
 	TTFTNames    = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
 )
 
-// Sample is one scrape; a signal the server does not export is nil.
+// Limits of one page.
+const (
+	// DefaultMaxBytes is the most of a page read (a vLLM page is about
+	// 100 KiB): a larger page is an error naming the limit.
+	DefaultMaxBytes = 4 << 20
+	// DefaultParseTimeout bounds reading and parsing one page's body.
+	DefaultParseTimeout = 2 * time.Second
+	// MaxRequests is the largest count of requests (running or waiting)
+	// taken as real; a larger one is rejected as garbage.
+	MaxRequests = 1e7
+	// MaxKnownLines is the most lines of the known metrics a page may
+	// hold (a real server has a few hundred).
+	MaxKnownLines = 10000
+	// yieldEvery is how many bytes are scanned between two yields of the
+	// processor.
+	yieldEvery = 32 << 10
+)
+
+// ErrTooLarge is the error of a page over its size limit.
+var ErrTooLarge = errors.New("page too large")
+
+// ErrTooSlow is the error of a page whose reading and parsing ran over
+// its time limit.
+var ErrTooSlow = errors.New("page too slow")
+
+// Sample is one scrape; a signal the server does not export, or exports
+// with a value that was rejected, is nil.
 type Sample struct {
 	Running *float64 `json:"running"`
 	Waiting *float64 `json:"waiting"`
 	Cache   *float64 `json:"cache_usage"`
 	// TTFTSum (s) and TTFTCount are the server's TTFT histogram's sum and
-	// count (HasTTFT: the page has one).
+	// count (HasTTFT: the page has one, with valid values).
 	TTFTSum   float64 `json:"-"`
 	TTFTCount float64 `json:"-"`
 	HasTTFT   bool    `json:"-"`
+	// Rejected counts the values of known signals that were not finite or
+	// out of range; each left its signal out.
+	Rejected int `json:"rejected,omitempty"`
 }
 
-// Fetch GETs one /metrics page and parses it.
+// Limits bound the reading of one page (0: the default).
+type Limits struct {
+	MaxBytes     int64
+	ParseTimeout time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.ParseTimeout <= 0 {
+		l.ParseTimeout = DefaultParseTimeout
+	}
+	return l
+}
+
+// Fetch GETs one /metrics page with c and parses it within the default
+// Limits. A Fetcher adds the scrape's other rules (CA roots, allow-list).
 func Fetch(ctx context.Context, c *http.Client, url string) (Sample, error) {
+	return fetch(ctx, c, url, Limits{})
+}
+
+func fetch(ctx context.Context, c *http.Client, url string, lim Limits) (Sample, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return Sample{}, err
@@ -54,57 +119,200 @@ func Fetch(ctx context.Context, c *http.Client, url string) (Sample, error) {
 	if resp.StatusCode != http.StatusOK {
 		return Sample{}, fmt.Errorf("%s: %s", url, resp.Status)
 	}
-	s, err := Parse(resp.Body)
+	if lim = lim.withDefaults(); resp.ContentLength > lim.MaxBytes {
+		return Sample{}, fmt.Errorf("%s: %w: Content-Length %d is over the limit of %d bytes", url, ErrTooLarge, resp.ContentLength, lim.MaxBytes)
+	}
+	s, err := ParseLimited(resp.Body, lim)
 	if err != nil {
 		return Sample{}, fmt.Errorf("%s: %w", url, err)
 	}
 	return s, nil
 }
 
-// Parse reads one page in the Prometheus text format (expfmt's parser).
-func Parse(r io.Reader) (Sample, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+// Parse reads one page in the Prometheus text format within the default
+// Limits.
+func Parse(r io.Reader) (Sample, error) { return ParseLimited(r, Limits{}) }
+
+// ParseLimited reads one page in the Prometheus text format: the lines of
+// the known metrics go to expfmt's parser, the others are skipped. More
+// than lim.MaxBytes is ErrTooLarge, more than lim.ParseTimeout ErrTooSlow
+// (each error names its limit).
+func ParseLimited(r io.Reader, lim Limits) (Sample, error) {
+	lim = lim.withDefaults()
+	kept, err := keepKnown(r, lim, time.Now().Add(lim.ParseTimeout))
 	if err != nil {
 		return Sample{}, err
 	}
-	s := Sample{Running: gaugeSum(fams, RunningNames), Waiting: gaugeSum(fams, WaitingNames), Cache: gaugeSum(fams, CacheNames)}
-	s.TTFTSum, s.TTFTCount, s.HasTTFT = histogramSum(fams, TTFTNames)
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(kept))
+	if err != nil {
+		return Sample{}, err
+	}
+	var s Sample
+	s.Running = gaugeSum(fams, RunningNames, MaxRequests, &s.Rejected)
+	s.Waiting = gaugeSum(fams, WaitingNames, MaxRequests, &s.Rejected)
+	s.Cache = gaugeSum(fams, CacheNames, 1, &s.Rejected)
+	s.TTFTSum, s.TTFTCount, s.HasTTFT = histogramSum(fams, TTFTNames, &s.Rejected)
 	return s, nil
 }
 
-// gaugeSum adds up the first of the names the page has (nil: none).
-func gaugeSum(fams map[string]*dto.MetricFamily, names []string) *float64 {
+// known are the metric names whose lines are kept: the signals', and a
+// histogram's series.
+var known = func() map[string]bool {
+	m := map[string]bool{}
+	for _, names := range [][]string{RunningNames, WaitingNames, CacheNames} {
+		for _, n := range names {
+			m[n] = true
+		}
+	}
+	for _, n := range TTFTNames {
+		for _, s := range []string{"", "_bucket", "_sum", "_count"} {
+			m[n+s] = true
+		}
+	}
+	return m
+}()
+
+// keepKnown reads a page line by line and returns its lines of the known
+// metrics (samples, # TYPE and # HELP), within the limits. It yields the
+// processor every yieldEvery bytes: a page is read beside the stamping of
+// streams, which must not wait for it.
+func keepKnown(r io.Reader, lim Limits, deadline time.Time) ([]byte, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var out []byte
+	var read, sinceYield int64
+	lines := 0
+	keep, skipping := false, false // skipping: the rest of a long line
+	for {
+		line, err := br.ReadSlice('\n')
+		read += int64(len(line))
+		sinceYield += int64(len(line))
+		if read > lim.MaxBytes {
+			return nil, fmt.Errorf("%w: more than the limit of %d bytes", ErrTooLarge, lim.MaxBytes)
+		}
+		if sinceYield >= yieldEvery {
+			sinceYield = 0
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%w: reading and parsing took more than the limit of %v", ErrTooSlow, lim.ParseTimeout)
+			}
+			runtime.Gosched()
+		}
+		if !skipping {
+			if keep = wanted(line); keep {
+				if lines++; lines > MaxKnownLines {
+					return nil, fmt.Errorf("%w: more than the limit of %d lines of the known metrics", ErrTooLarge, MaxKnownLines)
+				}
+			}
+		}
+		if keep {
+			out = append(out, line...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			skipping = true
+			continue
+		case err == io.EOF:
+			if len(out) > 0 && out[len(out)-1] != '\n' {
+				out = append(out, '\n')
+			}
+			return out, nil
+		case err != nil:
+			return nil, err
+		}
+		skipping = false
+	}
+}
+
+// wanted reports whether a line belongs to a known metric: its name (bare,
+// or quoted in braces, UTF-8 style) or, for # TYPE and # HELP, the name
+// after the keyword.
+func wanted(line []byte) bool {
+	if rest, ok := bytes.CutPrefix(line, []byte("# TYPE ")); ok {
+		line = rest
+	} else if rest, ok := bytes.CutPrefix(line, []byte("# HELP ")); ok {
+		line = rest
+	} else if len(line) > 0 && line[0] == '#' {
+		return false
+	}
+	if rest, ok := bytes.CutPrefix(line, []byte("{")); ok {
+		line = rest
+	}
+	if rest, ok := bytes.CutPrefix(line, []byte(`"`)); ok {
+		end := bytes.IndexByte(rest, '"')
+		return end >= 0 && known[string(rest[:end])]
+	}
+	end := bytes.IndexAny(line, "{ \t\r\n")
+	if end < 0 {
+		end = len(line)
+	}
+	return known[string(line[:end])]
+}
+
+// valid says whether a value can be a signal's: finite, from 0 to max.
+func valid(v, max float64) bool { return !math.IsNaN(v) && v >= 0 && v <= max }
+
+// gaugeSum adds up the first of the names the page has (nil: none, or a
+// value not in [0, max], counted in rejected, or a sum over max).
+func gaugeSum(fams map[string]*dto.MetricFamily, names []string, max float64, rejected *int) *float64 {
 	for _, n := range names {
 		f, ok := fams[n]
 		if !ok {
 			continue
 		}
-		v := 0.0
+		v, bad := 0.0, 0
 		for _, m := range f.GetMetric() {
+			var x float64
 			switch {
 			case m.GetGauge() != nil:
-				v += m.GetGauge().GetValue()
+				x = m.GetGauge().GetValue()
 			case m.GetCounter() != nil:
-				v += m.GetCounter().GetValue()
+				x = m.GetCounter().GetValue()
 			case m.GetUntyped() != nil:
-				v += m.GetUntyped().GetValue()
+				x = m.GetUntyped().GetValue()
+			default:
+				continue
 			}
+			if !valid(x, max) {
+				bad++
+				continue
+			}
+			v += x
+		}
+		if bad == 0 && !valid(v, max) {
+			bad = 1 // every part in range, the sum not (several caches over 1)
+		}
+		if bad > 0 {
+			*rejected += bad
+			return nil
 		}
 		return &v
 	}
 	return nil
 }
 
-func histogramSum(fams map[string]*dto.MetricFamily, names []string) (sum, count float64, ok bool) {
+// maxCount is the largest histogram count or sum taken as real: above 2^53
+// a float64 no longer counts one by one.
+const maxCount = 1 << 53
+
+func histogramSum(fams map[string]*dto.MetricFamily, names []string, rejected *int) (sum, count float64, ok bool) {
 	for _, n := range names {
 		f, found := fams[n]
 		if !found {
 			continue
 		}
+		bad := 0
 		for _, m := range f.GetMetric() {
-			sum += m.GetHistogram().GetSampleSum()
-			count += float64(m.GetHistogram().GetSampleCount())
+			s, c := m.GetHistogram().GetSampleSum(), float64(m.GetHistogram().GetSampleCount())
+			if !valid(s, maxCount) || !valid(c, maxCount) {
+				bad++
+				continue
+			}
+			sum += s
+			count += c
+		}
+		if bad > 0 {
+			*rejected += bad
+			return 0, 0, false
 		}
 		return sum, count, true
 	}

@@ -45,8 +45,12 @@ func TestParseServers(t *testing.T) {
 	if s := parse("none"); s.Running != nil || s.Waiting != nil || s.Cache != nil || s.HasTTFT {
 		t.Errorf("none: %+v", s)
 	}
-	if _, err := Parse(strings.NewReader("not a metric line {\n")); err == nil {
-		t.Error("a malformed page parsed")
+	if _, err := Parse(strings.NewReader("vllm:num_requests_running{ 3\n")); err == nil {
+		t.Error("a malformed line of a known metric parsed")
+	}
+	// Only the known metrics' lines are parsed (the bound on a page's cost).
+	if s, err := Parse(strings.NewReader("not a metric line {\nvllm:num_requests_waiting 2\n")); err != nil || *s.Waiting != 2 {
+		t.Errorf("a malformed line of another metric: %+v, %v", s, err)
 	}
 }
 

@@ -3,9 +3,11 @@ package sweep
 import (
 	"math"
 	"slices"
+	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/check"
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 	"github.com/llmstream/xk6-llmstream/analyze/stats"
 )
 
@@ -19,6 +21,9 @@ type Spec struct {
 	// Tolerance, MaxDropped and DriftChange tune the over-saturation tests
 	// (see DefaultTolerance, DefaultMaxDropped, DefaultDriftChange).
 	Tolerance, MaxDropped, DriftChange float64
+	// LevelDuration is each level's duration (LLM_DURATION); 0: unknown,
+	// the span of the level's output is taken instead.
+	LevelDuration time.Duration
 }
 
 // DefaultSpec is a Spec with the default confidence and saturation tests.
@@ -58,10 +63,14 @@ func (s Spec) Evaluate(r *Reading, offered float64, below *Level) Level {
 	want := s.Want()
 	tp, m := s.measure(r)
 	lv := Level{
-		Offered: offered, WindowS: tp.window, Requests: tp.requests, Failed: tp.failed,
-		RPS: m.RPS.Value, AchievedRPS: m.AchievedRPS.Value, OutputTPS: m.OutputTPS.Value, GoodputRPS: m.GoodputRPS.Value,
-		TotalTPS: m.TotalTPS.Value, Throughput: &m,
-		Dropped: int64(math.Round(r.Dropped)), Limits: []Limit{}, Saturation: []string{},
+		Offered: offered, LevelS: tp.levelS, WindowS: tp.window, Requests: tp.requests, Failed: tp.failed,
+		RPS: m.RPS.Value, AchievedRPS: num(tp.achieved), OutputTPS: m.OutputTPS.Value, GoodputRPS: m.GoodputRPS.Value,
+		TotalTPS: m.TotalTPS.Value, Throughput: &m, HTTPFailed: r.HTTPFailed,
+		Dropped: int64(math.Round(r.Dropped)), Limits: []Limit{}, Saturation: []string{}, Incomplete: []string{},
+	}
+	if r.HasIterations {
+		n := int64(math.Round(r.Iterations))
+		lv.Iterations, lv.IterationErrors = &n, max(0, n-tp.requests)
 	}
 	if tp.requests > 0 {
 		lv.FailureRate = num(float64(tp.failed) / float64(tp.requests))
@@ -69,20 +78,24 @@ func (s Spec) Evaluate(r *Reading, offered float64, below *Level) Level {
 	for _, m := range LatencyMetrics {
 		lv.Latency = append(lv.Latency, distOf(m, r.Streams[streamIndex(want.Streams, Stream{Metric: m})].Sorted, s.Confidence))
 	}
-	lv.Verdict = Pass
+	lv.Verdict = result.Pass
 	for _, c := range s.SLO {
 		d := r.Streams[streamIndex(want.Streams, Stream{Metric: c.Metric, Tags: c.Tags})]
-		d.Seconds = tp.window
+		d.Seconds = tp.levelS
 		l := judge(c, d, s.Confidence)
 		lv.Limits = append(lv.Limits, l)
-		if l.Verdict.rank() > lv.Verdict.rank() {
-			lv.Verdict = l.Verdict
-		}
+		lv.Verdict = worse(lv.Verdict, l.Verdict)
 	}
 	if why := s.saturation(offered, tp, r, below); len(why) > 0 {
-		lv.Saturation, lv.Verdict = why, Saturated
+		lv.Saturation, lv.Verdict = why, result.Saturated
 	}
-	lv.Pass = lv.Verdict == Pass
+	// A level whose requests do not cover it measured less than the level:
+	// it fails, whatever its requests say (not saturation: the load, not
+	// the server, fell short).
+	if why := s.incomplete(lv, tp); len(why) > 0 {
+		lv.Incomplete, lv.Verdict = why, result.Fail
+	}
+	lv.Pass = lv.Verdict == result.Pass
 	return lv
 }
 

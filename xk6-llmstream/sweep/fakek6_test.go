@@ -34,6 +34,7 @@ const (
 	fakeExitAt   = "FAKE_EXIT_AT"   // "level:code": exit with code at that level
 	fakeWaitSig  = "FAKE_WAIT_SIG"  // a file: create it, then wait for SIGINT before writing
 	fakeTimesLog = "FAKE_TIMES_LOG" // a file: append "start end" unix ns of each run
+	fakeThrow    = "FAKE_THROW"     // iterations starting this long into the level throw before their request
 )
 
 func TestMain(m *testing.M) {
@@ -52,6 +53,7 @@ type fakeParams struct {
 	prefill, itl    time.Duration
 	maxVUs          int
 	out, level      string
+	throwAfter      time.Duration // 0: none throws
 }
 
 func (p fakeParams) service() time.Duration { return p.prefill + time.Duration(p.tokens-1)*p.itl }
@@ -88,6 +90,7 @@ func fakeK6(args []string, stderr io.Writer) int {
 		duration: envDuration("LLM_DURATION", 10*time.Second), grace: envDuration(fakeGrace, 30*time.Second),
 		slots: envInt(fakeSlots, 4), tokens: envInt(fakeTokens, 8), prefill: envDuration(fakePrefill, 20*time.Millisecond),
 		itl: envDuration(fakeITL, 10*time.Millisecond), maxVUs: envInt(fakeMaxVUs, 1000),
+		throwAfter: envDuration(fakeThrow, 0),
 	}
 	for i := 1; i < len(args)-1; i++ {
 		switch args[i] {
@@ -130,10 +133,12 @@ func fakeK6(args []string, stderr io.Writer) int {
 	return 0
 }
 
-// fakeRequest is one simulated request, in seconds of virtual time.
+// fakeRequest is one simulated iteration and its request, in seconds of
+// virtual time; threw: the iteration threw before its request (k6 still
+// counts it in iterations).
 type fakeRequest struct {
 	arrival, start, end float64
-	failed              bool
+	failed, threw       bool
 }
 
 // simulate runs the queue: FIFO over p.slots slots, each request holding one
@@ -141,6 +146,7 @@ type fakeRequest struct {
 // constant-arrival-rate) or come from p.vus closed-loop VUs (constant-vus).
 func simulate(p fakeParams) (reqs []fakeRequest, dropped []float64) {
 	D, S := p.duration.Seconds(), p.service().Seconds()
+	throws := func(at float64) bool { return p.throwAfter > 0 && at >= p.throwAfter.Seconds() }
 	free := make(floatHeap, p.slots) // when each slot is free
 	serve := func(arrival float64) fakeRequest {
 		r := fakeRequest{arrival: arrival, start: max(arrival, free[0])}
@@ -163,6 +169,10 @@ func simulate(p fakeParams) (reqs []fakeRequest, dropped []float64) {
 				dropped = append(dropped, a)
 				continue
 			}
+			if throws(a) {
+				reqs = append(reqs, fakeRequest{arrival: a, start: a, end: a, threw: true})
+				continue
+			}
 			r := serve(a)
 			heap.Push(&busy, r.end)
 			reqs = append(reqs, r)
@@ -171,6 +181,12 @@ func simulate(p fakeParams) (reqs []fakeRequest, dropped []float64) {
 	}
 	ready := make(floatHeap, p.vus) // when each VU starts its next iteration
 	for ready[0] < D {
+		if throws(ready[0]) { // a thrown iteration takes 10 ms
+			reqs = append(reqs, fakeRequest{arrival: ready[0], start: ready[0], end: ready[0] + 0.01, threw: true})
+			ready[0] += 0.01
+			heap.Fix(&ready, 0)
+			continue
+		}
 		r := serve(ready[0])
 		reqs = append(reqs, r)
 		ready[0] = r.end
@@ -205,11 +221,19 @@ type fakePoint struct {
 func writeFakeOutput(p fakeParams) error {
 	reqs, dropped := simulate(p)
 	var pts []fakePoint
-	pts = append(pts, fakePoint{t: 0, metric: "vus", value: 1})
+	for t := 0.0; t < p.duration.Seconds(); t++ { // k6 samples vus every second
+		pts = append(pts, fakePoint{t: t, metric: "vus", value: 1})
+	}
 	for _, a := range dropped {
 		pts = append(pts, fakePoint{t: a, metric: "dropped_iterations", value: 1})
 	}
 	for i, r := range reqs {
+		if !r.failed { // an iteration interrupted at the end of gracefulStop is not counted
+			pts = append(pts, fakePoint{t: r.end, metric: "iterations", value: 1})
+		}
+		if r.threw {
+			continue
+		}
 		id := fmt.Sprintf("1-%d", i)
 		first := r.start + p.prefill.Seconds()
 		add := func(m string, v float64) { pts = append(pts, fakePoint{t: r.end, metric: m, value: v, id: id}) }
@@ -245,6 +269,7 @@ func writeFakeOutput(p fakeParams) error {
 
 var fakeDecls = []string{
 	`{"type":"Metric","data":{"name":"vus","type":"gauge","contains":"default","thresholds":[],"submetrics":null},"metric":"vus"}`,
+	`{"type":"Metric","data":{"name":"iterations","type":"counter","contains":"default","thresholds":[],"submetrics":null},"metric":"iterations"}`,
 	`{"type":"Metric","data":{"name":"dropped_iterations","type":"counter","contains":"default","thresholds":[],"submetrics":null},"metric":"dropped_iterations"}`,
 	`{"type":"Metric","data":{"name":"llm_ttft","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"llm_ttft"}`,
 	`{"type":"Metric","data":{"name":"llm_tpot","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"llm_tpot"}`,

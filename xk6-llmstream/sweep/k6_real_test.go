@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 )
 
@@ -73,7 +74,7 @@ func TestRealK6AgainstMock(t *testing.T) {
 	// stall of the shared machine leaves a queue that drains only slowly.
 	again := sweepWith("rerun", Fixed{Levels: []float64{found}})
 	for _, l := range again.Levels[0].Limits {
-		if l.Verdict != Pass {
+		if l.Verdict != result.Pass {
 			t.Errorf("rerun at %g req/s: %s: %s (%s), want pass", found, l.Check, l.Verdict, l.Reason)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 )
 
@@ -36,6 +37,9 @@ type K6 struct {
 	MockProfile string
 	Allow       []string
 	Verbose     bool
+	// HelperOptions are added to the helper's (runner.Config.HelperOptions):
+	// e.g. helper.WithRootCAs for --ca-file.
+	HelperOptions []helper.Option
 }
 
 // Run implements Executor.
@@ -56,7 +60,7 @@ func (k K6) Run(ctx context.Context, lv Run) (int, error) {
 	args := append([]string{"--out", "json=" + lv.Out, "--tag", "level=" + FormatLevel(lv.Offered), k.Script}, k.K6Args...)
 	code, err := runner.Run(ctx, runner.Config{
 		Args: args, Mock: k.Mock, MockProfile: k.MockProfile, Allow: k.Allow, Env: env,
-		Stdout: log, Stderr: log, Signals: lv.Signals, Verbose: k.Verbose, OnMock: lv.OnMock,
+		Stdout: log, Stderr: log, Signals: lv.Signals, Verbose: k.Verbose, OnMock: lv.OnMock, HelperOptions: k.HelperOptions,
 	})
 	if cerr := log.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("level %s: k6's log: %w", FormatLevel(lv.Offered), cerr)

@@ -18,7 +18,7 @@ func distOf(metric string, sorted []float64, confidence float64) Dist {
 	s := stats.Summarize(sorted, o)
 	d := Dist{Metric: metric, Count: s.Count, Percentiles: []Quantile{}}
 	for _, p := range s.Percentiles {
-		d.Percentiles = append(d.Percentiles, Quantile{Name: p.Name, Value: num(p.Value), CILo: num(p.CI.Lo), CIHi: num(p.CI.Hi)})
+		d.Percentiles = append(d.Percentiles, Quantile{Name: p.Name, Value: num(p.Value), CI: Interval{Low: num(p.CI.Lo), High: num(p.CI.Hi)}})
 	}
 	return d
 }

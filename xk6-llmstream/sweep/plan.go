@@ -3,6 +3,8 @@ package sweep
 import (
 	"fmt"
 	"math"
+
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // Plan chooses the levels of a sweep, one at a time, from the levels run so
@@ -23,7 +25,7 @@ type Fixed struct {
 
 // Next implements Plan.
 func (f Fixed) Next(done []Level) (float64, bool, string) {
-	if n := len(done); n > 0 && done[n-1].Verdict == Saturated {
+	if n := len(done); n > 0 && done[n-1].Verdict == result.Saturated {
 		return 0, false, fmt.Sprintf("stopped climbing: level %s is over-saturated", FormatLevel(done[n-1].Offered))
 	}
 	if len(done) >= len(f.Levels) {
@@ -145,7 +147,7 @@ func MaxPassing(done []Level) float64 {
 // lowestFailed says why a search ends when its lowest level did not pass.
 func lowestFailed(done []Level, lowest float64) string {
 	for _, l := range done {
-		if l.Offered == lowest && l.Verdict == Inconclusive {
+		if l.Offered == lowest && l.Verdict == result.Inconclusive {
 			return fmt.Sprintf("the lowest level, %s, was inconclusive: give each level more requests (a longer --level-duration) or lower --confidence", FormatLevel(lowest))
 		}
 	}

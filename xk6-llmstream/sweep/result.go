@@ -3,8 +3,11 @@ package sweep
 import "github.com/llmstream/xk6-llmstream/analyze/result"
 
 // ResultVersion is the version of the JSON result; it changes when a field
-// changes meaning or goes away (new fields do not change it).
-const ResultVersion = 1
+// changes meaning or goes away (new fields do not change it). 2: every
+// interval is "ci":{"low","high"} (was ci_lo and ci_hi), achieved_rps is
+// over the whole level (level_s), a level whose requests do not cover it
+// fails (incomplete).
+const ResultVersion = 2
 
 // Result is a sweep's outcome, as --json writes it.
 type Result struct {
@@ -37,15 +40,24 @@ type Level struct {
 	// K6ExitCode is k6's exit code for the level (99: the script's own
 	// thresholds failed; data, not an abort).
 	K6ExitCode int `json:"k6_exit_code"`
-	// WindowS is the measured window: from the first request's end to the
-	// last's. The rates count the requests that ended after the first.
+	// LevelS is the level's duration (--level-duration; without one, the
+	// span of its output, which includes the drain of requests in flight):
+	// AchievedRPS and a Counter's rate in the SLO are per second of it.
+	LevelS float64 `json:"level_s"`
+	// WindowS is analyze's measured window: from the first request's end to
+	// the last's. RPS, OutputTPS, GoodputRPS and Throughput are over it and
+	// count the requests that ended after the first.
 	WindowS  float64 `json:"window_s"`
 	Requests int64   `json:"requests"`
 	Failed   int64   `json:"failed"`
 	// FailureRate is Failed/Requests.
 	FailureRate *float64 `json:"failure_rate"`
-	// RPS counts every request that ended (failed ones too); AchievedRPS
-	// the successful ones; OutputTPS their llm_output_tokens; GoodputRPS
+	// AchievedRPS is the successful requests per second over the whole
+	// level: the lower of the rate over WindowS and the successful requests
+	// per second of LevelS, so that neither a backlog drained after the
+	// level nor requests that stopped early make a full level's rate. RPS counts every request that
+	// ended (failed ones too); OutputTPS the successful ones'
+	// llm_output_tokens; GoodputRPS
 	// those that met every per-request SLO limit (null when the requests
 	// carry no llm_request_id to join their samples).
 	RPS         *float64 `json:"rps"`
@@ -59,15 +71,24 @@ type Level struct {
 	TotalTPS   *float64           `json:"total_tps"`
 	Throughput *result.Throughput `json:"throughput"`
 	Dropped    int64              `json:"dropped_iterations"`
-	Latency    []Dist             `json:"latency"`
-	Limits     []Limit            `json:"limits"`
+	// Iterations is k6's count of the level's iterations (null: the output
+	// has none), IterationErrors those that made no request (an iteration
+	// that threw); HTTPFailed counts k6's http_req_failed.
+	Iterations      *int64 `json:"iterations"`
+	IterationErrors int64  `json:"iteration_errors"`
+	HTTPFailed      int64  `json:"http_req_failed"`
+	// Incomplete says why the level's requests do not cover it (empty: they
+	// do); such a level fails.
+	Incomplete []string `json:"incomplete"`
+	Latency    []Dist   `json:"latency"`
+	Limits     []Limit  `json:"limits"`
 	// Saturation says why the level counts as over-saturated (empty: it
 	// does not).
 	Saturation []string `json:"saturation"`
 	// Server is what the server's own metrics said during the level (null
 	// without --scrape).
 	Server  *ServerSignals `json:"server"`
-	Verdict Verdict        `json:"verdict"`
+	Verdict result.Verdict `json:"verdict"`
 	Pass    bool           `json:"pass"`
 	// ElapsedS is the level's wall time (k6 and the helper); AnalysisS the
 	// part spent reading and judging its output.
@@ -86,8 +107,15 @@ type Dist struct {
 type Quantile struct {
 	Name  string   `json:"name"` // p(99)
 	Value *float64 `json:"value"`
-	CILo  *float64 `json:"ci_lo"`
-	CIHi  *float64 `json:"ci_hi"`
+	CI    Interval `json:"ci"`
+}
+
+// Interval bounds a figure at the sweep's confidence, spelt as analyze's
+// JSON spells a percentile's interval: "ci":{"low":…,"high":…}. A bound is
+// null when open on that side, or when the figure has no interval.
+type Interval struct {
+	Low  *float64 `json:"low"`
+	High *float64 `json:"high"`
 }
 
 // quantile returns the named percentile of a Dist (nil if absent).

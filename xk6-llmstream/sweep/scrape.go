@@ -2,8 +2,9 @@ package sweep
 
 import (
 	"context"
+	"crypto/x509"
 	"math"
-	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -18,11 +19,35 @@ const ScrapeMock = serverstats.Mock
 // DefaultScrapeInterval is the time between two scrapes of a level.
 const DefaultScrapeInterval = time.Second
 
-// Scrape says which Prometheus /metrics to read during each level.
+// Scrape says which Prometheus /metrics to read during each level. Each
+// scrape is bounded as serverstats bounds it (the page's bytes and parse
+// time; a slow or failing server is scraped less often), and its values
+// are checked (a non-finite or out-of-range one is left out and counted).
 type Scrape struct {
 	URL      string        // "" none; ScrapeMock; or http://host:port/metrics
 	Interval time.Duration // 0: DefaultScrapeInterval
-	Client   *http.Client  // nil: one with a timeout of the interval, at least 1s
+	// RootCAs are the CAs an https scrape trusts (nil: the system's).
+	RootCAs *x509.CertPool
+	// Allow checks the URL and every redirect (the helper's allow-list
+	// check); nil: the URL is the user's and redirects stay on its host.
+	Allow func(*url.URL) bool
+}
+
+// Check refuses a URL that cannot be scraped (CheckURL's rules, and the
+// allow-list's): nothing is scraped before the sweep starts.
+func (s Scrape) Check(flag string) error {
+	if s.URL == "" || s.URL == ScrapeMock {
+		return nil
+	}
+	return s.fetcher().Check(flag, s.URL)
+}
+
+func (s Scrape) fetcher() *serverstats.Fetcher {
+	opts := []serverstats.Option{serverstats.WithRootCAs(s.RootCAs)}
+	if s.Allow != nil {
+		opts = append(opts, serverstats.WithAllow(s.Allow))
+	}
+	return serverstats.NewFetcher(max(s.Interval, time.Second), opts...)
 }
 
 // ServerSignals are the server's own view of one level: requests running
@@ -30,10 +55,15 @@ type Scrape struct {
 // the level's time axis (seconds since the level started), and the server's
 // own TTFT over the level from its histogram's sum and count.
 type ServerSignals struct {
-	URL       string         `json:"url"`
-	IntervalS float64        `json:"interval_s"`
-	Scrapes   int            `json:"scrapes"`
-	Errors    int            `json:"errors"`
+	URL       string  `json:"url"`
+	IntervalS float64 `json:"interval_s"`
+	Scrapes   int     `json:"scrapes"`
+	Errors    int     `json:"errors"`
+	// Rejected counts the values left out (not finite, or out of range);
+	// Slow the scrapes that took over half the interval and so delayed the
+	// next one.
+	Rejected  int            `json:"rejected_values"`
+	Slow      int            `json:"slow_scrapes"`
 	LastError string         `json:"last_error,omitempty"`
 	Running   SignalStat     `json:"running"`
 	Waiting   SignalStat     `json:"waiting"`
@@ -61,13 +91,14 @@ type ServerSample struct {
 
 // scraper scrapes one level; a nil scraper does nothing.
 type scraper struct {
-	cfg    Scrape
-	start  time.Time
-	mu     sync.Mutex
-	url    string
-	out    ServerSignals
-	cancel context.CancelFunc
-	done   chan struct{}
+	cfg     Scrape
+	fetcher *serverstats.Fetcher
+	start   time.Time
+	mu      sync.Mutex
+	url     string
+	out     ServerSignals
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 // start begins scraping (nil without a URL). With ScrapeMock it waits for
@@ -79,10 +110,7 @@ func (s Scrape) start(ctx context.Context, at time.Time) *scraper {
 	if s.Interval <= 0 {
 		s.Interval = DefaultScrapeInterval
 	}
-	if s.Client == nil {
-		s.Client = &http.Client{Timeout: max(s.Interval, time.Second)}
-	}
-	sc := &scraper{cfg: s, start: at, done: make(chan struct{}), out: ServerSignals{IntervalS: s.Interval.Seconds(), Samples: []ServerSample{}}}
+	sc := &scraper{cfg: s, fetcher: s.fetcher(), start: at, done: make(chan struct{}), out: ServerSignals{IntervalS: s.Interval.Seconds(), Samples: []ServerSample{}}}
 	if s.URL != ScrapeMock {
 		sc.url = s.URL
 	}
@@ -101,29 +129,43 @@ func (sc *scraper) mockStarted(base string) {
 	sc.mu.Unlock()
 }
 
+// loop scrapes at once and then every interval, later after a slow or
+// failed scrape (serverstats.NextDelay).
 func (sc *scraper) loop(ctx context.Context) {
 	defer close(sc.done)
-	tick := time.NewTicker(sc.cfg.Interval)
-	defer tick.Stop()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	failures := 0
 	for {
-		sc.once(ctx)
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-timer.C:
 		}
+		start := time.Now()
+		ok := sc.once(ctx)
+		took := time.Since(start)
+		if failures++; ok {
+			failures = 0
+		}
+		if took > sc.cfg.Interval/2 {
+			sc.mu.Lock()
+			sc.out.Slow++
+			sc.mu.Unlock()
+		}
+		timer.Reset(serverstats.NextDelay(sc.cfg.Interval, took, failures))
 	}
 }
 
-// once scrapes the URL, if known yet.
-func (sc *scraper) once(ctx context.Context) {
+// once scrapes the URL, if known yet, and reports whether it did not fail.
+func (sc *scraper) once(ctx context.Context) bool {
 	sc.mu.Lock()
 	url := sc.url
 	sc.mu.Unlock()
 	if url == "" {
-		return
+		return true
 	}
-	got, err := serverstats.Fetch(ctx, sc.cfg.Client, url)
+	got, err := sc.fetcher.Fetch(ctx, url)
 	s := ServerSample{Sample: got}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
@@ -133,11 +175,13 @@ func (sc *scraper) once(ctx context.Context) {
 			sc.out.Errors++
 			sc.out.LastError = err.Error()
 		}
-		return
+		return false
 	}
 	s.T = time.Since(sc.start).Seconds()
 	sc.out.Scrapes++
+	sc.out.Rejected += got.Rejected
 	sc.out.Samples = append(sc.out.Samples, s)
+	return true
 }
 
 // stop ends scraping and sums the level up (nil for a nil scraper).

@@ -2,9 +2,12 @@ package sweep
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -75,4 +78,54 @@ func scrapes(sc *scraper) int {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	return sc.out.Scrapes
+}
+
+// TestScrapeHostilePages: a level's scrapes of a page with NaN, +Inf and a
+// negative queue keep the valid signals, count the rejected values and
+// leave a result that encodes as JSON (sweep.json); an https page is read
+// with RootCAs; a redirect to a host Allow refuses is an error of the
+// scrape, not a sample.
+func TestScrapeHostilePages(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/away" {
+			http.Redirect(w, r, "http://scrape-target.invalid/metrics", http.StatusFound)
+			return
+		}
+		io.WriteString(w, "vllm:num_requests_running NaN\nvllm:num_requests_waiting -5\nvllm:kv_cache_usage_perc +Inf\nsglang:num_running_reqs 1e300\n")
+	}))
+	defer ts.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	loopback := func(u *url.URL) bool { return u.Hostname() == "127.0.0.1" }
+
+	sc := Scrape{URL: ts.URL + "/metrics", Interval: time.Millisecond, RootCAs: pool, Allow: loopback}.start(context.Background(), time.Now())
+	for scrapes(sc) < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	got := sc.stop()
+	if _, err := json.Marshal(Result{Levels: []Level{{Server: got}}}); err != nil {
+		t.Fatalf("the level's server signals do not encode: %v", err)
+	}
+	if got.Errors != 0 || got.Rejected != 3*got.Scrapes || got.Running.Peak != nil || got.Waiting.Peak != nil || got.Cache.Peak != nil {
+		t.Errorf("signals %+v: want every value rejected (3 a scrape), no errors", got)
+	}
+
+	sc = Scrape{URL: ts.URL + "/away", Interval: time.Millisecond, RootCAs: pool, Allow: loopback}.start(context.Background(), time.Now())
+	for {
+		sc.mu.Lock()
+		n := sc.out.Errors
+		sc.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	got = sc.stop()
+	if got.Scrapes != 0 || !strings.Contains(got.LastError, "not on the allow-list") {
+		t.Errorf("redirect away: %d scrapes, last error %q", got.Scrapes, got.LastError)
+	}
+	if err := (Scrape{URL: "http://vllm.internal:8000/metrics", Allow: loopback}).Check("--scrape"); err == nil || !strings.Contains(err.Error(), "allow-list") {
+		t.Errorf("a URL off the allow-list: %v", err)
+	}
 }

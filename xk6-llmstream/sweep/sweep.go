@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/check"
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // ExitThresholdsFailed is k6's exit code when the script's own thresholds
@@ -77,6 +78,9 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Reader == nil {
 		cfg.Reader = K6JSON{}
 	}
+	if cfg.Spec.LevelDuration == 0 {
+		cfg.Spec.LevelDuration = cfg.LevelDuration
+	}
 	res := &Result{Version: ResultVersion, Mode: cfg.Spec.Mode.String(), Unit: cfg.Spec.Mode.Unit(),
 		Script: cfg.Script, Confidence: cfg.Spec.Confidence, SLO: sources(cfg.Spec.SLO), Levels: []Level{}}
 	var interrupted atomic.Bool
@@ -103,7 +107,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		if interrupted.Load() {
-			lv.Pass, lv.Verdict = false, Inconclusive
+			lv.Pass, lv.Verdict = false, result.Inconclusive
 			lv.Saturation = append(lv.Saturation, "interrupted: the level was cut short")
 		}
 		res.Levels = append(res.Levels, lv)
@@ -125,13 +129,20 @@ func runLevel(ctx context.Context, cfg Config, run Run, done []Level) (Level, er
 	if err != nil {
 		return Level{}, err
 	}
-	if code != 0 && code != ExitThresholdsFailed {
-		// k6 failed: its output, if any, is not a measurement.
-		return Level{Index: run.Index, Offered: run.Offered, File: run.Out, K6ExitCode: code, Verdict: Fail,
-			Limits: []Limit{}, Saturation: []string{}, ElapsedS: time.Since(start).Seconds()}, nil
-	}
 	analysis := time.Now()
 	rd, err := cfg.Reader.Read(run.Out, cfg.Spec.Want())
+	if code != 0 && code != ExitThresholdsFailed {
+		// k6 failed or was interrupted: the level fails, but its summary
+		// counts the requests its output holds, when it can be read.
+		lv := Level{Offered: run.Offered, Limits: []Limit{}, Saturation: []string{}, Incomplete: []string{}}
+		if err == nil {
+			lv = cfg.Spec.Evaluate(rd, run.Offered, highestBelow(done, run.Offered))
+		}
+		lv.Index, lv.File, lv.K6ExitCode, lv.Server = run.Index, run.Out, code, server
+		lv.Verdict, lv.Pass = result.Fail, false
+		lv.AnalysisS, lv.ElapsedS = time.Since(analysis).Seconds(), time.Since(start).Seconds()
+		return lv, nil
+	}
 	if err != nil {
 		return Level{}, fmt.Errorf("level %s: reading k6's output: %w (k6's log: %s)", FormatLevel(run.Offered), err, run.Log)
 	}
@@ -161,7 +172,7 @@ func abortAt(res *Result, lv *Level, interrupted bool) error {
 func finish(res *Result) *Result {
 	res.MaxPassing = num(MaxPassing(res.Levels))
 	for _, l := range res.Levels {
-		if l.Verdict == Saturated && (res.Saturation == nil || l.Offered < *res.Saturation) {
+		if l.Verdict == result.Saturated && (res.Saturation == nil || l.Offered < *res.Saturation) {
 			res.Saturation = num(l.Offered)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // standIn is a sweep whose k6 is the test binary acting as the stand-in k6
@@ -57,8 +59,12 @@ func (s *standIn) run(mode Mode, plan Plan, slo []string, maxFail float64, sigs 
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	d, err := time.ParseDuration(s.duration())
+	if err != nil {
+		s.t.Fatal(err)
+	}
 	return Execute(context.Background(), Config{
-		Spec: DefaultSpec(mode, checks), Plan: plan, OutDir: s.dir, Script: "capacity.js", Signals: sigs,
+		Spec: DefaultSpec(mode, checks), Plan: plan, OutDir: s.dir, Script: "capacity.js", Signals: sigs, LevelDuration: d,
 		Exec: K6{Mode: mode, Script: "capacity.js", Duration: s.duration(), Env: s.environ()},
 	})
 }
@@ -105,7 +111,7 @@ func TestSearchFindsCapacity(t *testing.T) {
 		switch {
 		case l.Offered < c && !l.Pass:
 			t.Errorf("level %g below the capacity %.2f: %s %v %+v", l.Offered, c, l.Verdict, l.Saturation, l.Limits)
-		case l.Offered > c && l.Verdict != Saturated:
+		case l.Offered > c && l.Verdict != result.Saturated:
 			t.Errorf("level %g above the capacity %.2f: %s, want saturated", l.Offered, c, l.Verdict)
 		}
 		if l.Offered < c && math.Abs(*l.AchievedRPS-l.Offered) > 1e-6*l.Offered {
@@ -135,7 +141,7 @@ func TestFixedStopsClimbingAtSaturation(t *testing.T) {
 	if got := offered(res); len(got) != 4 || got[3] != 50 {
 		t.Fatalf("levels run %v, want 10 20 40 50 (stop climbing at the first saturated one)", got)
 	}
-	if l := res.Levels[3]; l.Verdict != Saturated || !strings.Contains(strings.Join(l.Saturation, " "), "below the offered") {
+	if l := res.Levels[3]; l.Verdict != result.Saturated || !strings.Contains(strings.Join(l.Saturation, " "), "below the offered") {
 		t.Errorf("level 50: %s %v, want saturated with the achieved rate below the offered one", l.Verdict, l.Saturation)
 	}
 	if !strings.Contains(res.Stopped, "stopped climbing") {
@@ -170,7 +176,7 @@ func TestInconclusiveDoesNotPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := res.Levels[0]
-	if l.Verdict != Inconclusive || l.Pass || l.Limits[0].CIHi != nil {
+	if l.Verdict != result.Inconclusive || l.Pass || l.Limits[0].CI.High != nil {
 		t.Fatalf("level 2: %s, limit %+v: want inconclusive with an open upper bound", l.Verdict, l.Limits[0])
 	}
 	if len(res.Levels) != 1 || res.MaxPassing != nil || !strings.Contains(res.Stopped, "inconclusive") {
@@ -194,7 +200,7 @@ func TestVUsPlateauIsSaturation(t *testing.T) {
 		t.Fatalf("max passing %v VUs, want the 4 slots", res.MaxPassing)
 	}
 	for _, l := range res.Levels {
-		if l.Offered > 4 && (l.Verdict != Saturated || !strings.Contains(strings.Join(l.Saturation, " "), "more VUs")) {
+		if l.Offered > 4 && (l.Verdict != result.Saturated || !strings.Contains(strings.Join(l.Saturation, " "), "more VUs")) {
 			t.Errorf("%g VUs: %s %v, want saturated (no more throughput)", l.Offered, l.Verdict, l.Saturation)
 		}
 	}
@@ -225,6 +231,11 @@ func TestK6ExitCodes(t *testing.T) {
 		if res == nil || len(res.Levels) != 2 || res.K6ExitCode != 107 || res.Levels[1].Pass || res.MaxPassing == nil || *res.MaxPassing != 4 {
 			t.Errorf("partial result %+v", res)
 		}
+		// The aborted level's summary counts the requests its file holds:
+		// 5 req/s for 20 s.
+		if l := res.Levels[1]; l.Requests != 100 || l.Verdict != result.Fail {
+			t.Errorf("aborted level: %d requests, %s; want the file's 100, fail", l.Requests, l.Verdict)
+		}
 	})
 }
 
@@ -249,5 +260,29 @@ func TestSignalEndsTheSweep(t *testing.T) {
 	}
 	if len(res.Levels) != 1 || res.Levels[0].Pass || !strings.Contains(res.Stopped, "interrupted") {
 		t.Errorf("levels %v stopped %q: want the one interrupted level, not passing", offered(res), res.Stopped)
+	}
+}
+
+// TestIterationsStopEarly: iterations throw from 3 s into a 12 s level at 4
+// req/s, so 12 requests end in under 3 s. The level does not pass: its
+// achieved rate is over the whole level (1 req/s), and k6's iterations
+// show 36 iterations that made no request.
+func TestIterationsStopEarly(t *testing.T) {
+	t.Parallel()
+	s := newStandIn(t, map[string]string{"LLM_DURATION": "12s", fakeThrow: "3s"})
+	res, err := s.run(Rate, Fixed{Levels: []float64{4}}, []string{"llm_ttft: p(50)<1000"}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Levels[0]
+	if l.Pass || res.MaxPassing != nil || !strings.Contains(Answer(res), "no level met the SLO") {
+		t.Fatalf("level 4: %s, answer %q: want the level not to pass", l.Verdict, Answer(res))
+	}
+	if l.Requests != 12 || l.AchievedRPS == nil || *l.AchievedRPS != 1 || l.LevelS != 12 {
+		t.Errorf("requests %d, achieved %s req/s over %g s: want 12, 1 over 12", l.Requests, fmtPtr(l.AchievedRPS), l.LevelS)
+	}
+	if l.Verdict != result.Fail || l.Iterations == nil || *l.Iterations != 48 || l.IterationErrors != 36 ||
+		len(l.Incomplete) != 2 || !strings.Contains(l.Incomplete[0], "36 iterations made no request") {
+		t.Errorf("verdict %s, iterations %v (%d errors), incomplete %q", l.Verdict, l.Iterations, l.IterationErrors, l.Incomplete)
 	}
 }

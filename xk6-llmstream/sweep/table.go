@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
 // WriteTable writes the sweep's tables — throughput and verdict per level,
@@ -54,9 +56,10 @@ func reasons(l Level) []string {
 	if l.K6ExitCode != 0 && l.K6ExitCode != ExitThresholdsFailed {
 		why = append(why, fmt.Sprintf("k6 exited with code %d", l.K6ExitCode))
 	}
+	why = append(why, l.Incomplete...)
 	why = append(why, l.Saturation...)
 	for _, lim := range l.Limits {
-		if lim.Verdict == Pass {
+		if lim.Verdict == result.Pass {
 			continue
 		}
 		s := fmt.Sprintf("%s: %s (observed %s over %d samples)", lim.Check, lim.Verdict, fmtPtr(lim.Observed), lim.Count)
@@ -127,11 +130,11 @@ func fmtQuantileCI(d *Dist, name string) string {
 		return "-"
 	}
 	lo, hi := math.Inf(-1), math.Inf(1)
-	if q.CILo != nil {
-		lo = *q.CILo
+	if q.CI.Low != nil {
+		lo = *q.CI.Low
 	}
-	if q.CIHi != nil {
-		hi = *q.CIHi
+	if q.CI.High != nil {
+		hi = *q.CI.High
 	}
 	return fmt.Sprintf("%.4g [%s, %s]", *q.Value, fmtNum(lo), fmtNum(hi))
 }

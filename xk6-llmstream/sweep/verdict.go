@@ -8,29 +8,17 @@ import (
 	"github.com/llmstream/xk6-llmstream/analyze/result"
 )
 
-// Verdict is the outcome of a limit or a level.
-type Verdict string
+// A limit's and a level's verdict is analyze's result.Verdict: a level's is
+// the worst of its limits' (result.Verdict.Rank), result.Saturated when it
+// was over-saturated whatever the limits say, and result.Fail when its
+// requests do not cover it (Level.Incomplete).
 
-// The verdicts. A level's verdict is the worst of its limits', and Saturated
-// when it was over-saturated whatever the limits say.
-const (
-	Pass         Verdict = "pass"         // every limit holds with confidence
-	Inconclusive Verdict = "inconclusive" // an interval straddles a limit
-	Fail         Verdict = "fail"         // a limit is broken with confidence, or has no data
-	Saturated    Verdict = "saturated"    // the level is past the server's capacity
-)
-
-// rank orders verdicts from best to worst.
-func (v Verdict) rank() int {
-	switch v {
-	case Pass:
-		return 0
-	case Inconclusive:
-		return 1
-	case Fail:
-		return 2
+// worse is the worse of two verdicts.
+func worse(a, b result.Verdict) result.Verdict {
+	if b.Rank() > a.Rank() {
+		return b
 	}
-	return 3
+	return a
 }
 
 // Limit is one SLO limit judged on one level.
@@ -38,12 +26,11 @@ type Limit struct {
 	Check    string   `json:"check"`
 	Count    int64    `json:"count"`
 	Observed *float64 `json:"observed"`
-	// CILo and CIHi bound the aggregate at the sweep's confidence (null:
-	// unbounded on that side, or no interval for this aggregate).
-	CILo    *float64 `json:"ci_lo"`
-	CIHi    *float64 `json:"ci_hi"`
-	Verdict Verdict  `json:"verdict"`
-	Reason  string   `json:"reason,omitempty"`
+	// CI bounds the aggregate at the sweep's confidence (null: unbounded on
+	// that side, or no interval for this aggregate).
+	CI      Interval       `json:"ci"`
+	Verdict result.Verdict `json:"verdict"`
+	Reason  string         `json:"reason,omitempty"`
 }
 
 // judge evaluates one check on its data with analyze's one rule (result.Judge): a percentile (or
@@ -57,11 +44,11 @@ func judge(c check.Check, d check.Data, confidence float64) Limit {
 		l.Observed = num(res.Observed)
 	}
 	j := result.Judge(c, d, confidence)
-	l.Verdict, l.Reason = Verdict(j.Verdict), j.Reason
+	l.Verdict, l.Reason = j.Verdict, j.Reason
 	if !math.IsNaN(j.Lo) {
-		l.CILo, l.CIHi = num(j.Lo), num(j.Hi)
+		l.CI = Interval{Low: num(j.Lo), High: num(j.Hi)}
 	}
-	if l.Verdict == Inconclusive {
+	if l.Verdict == result.Inconclusive {
 		l.Reason += ": more samples per level (a longer --level-duration) can decide it"
 	}
 	return l
