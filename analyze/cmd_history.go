@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/compare"
+	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/history"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
@@ -23,8 +24,8 @@ A run is a regression when its percentile's lower bound is above the window's
 pooled upper bound with the limit added (a step), or when the window rises
 steadily (Mann-Kendall) and the run is above its oldest run's upper bound with
 the limit (a drift). --fail-on regression exits 99 when the last run of a
-series is a regression, or is inconclusive (too few samples) without
---allow-inconclusive.
+series is a regression, or cannot be decided (too few samples, or too few
+earlier runs: no baseline) without --allow-inconclusive.
 `
 
 type historyFlags struct {
@@ -53,7 +54,7 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.IntVar(&hf.window, "window", history.DefaultWindow, "trailing `runs` each run is compared with")
 	fs.Float64Var(&hf.level, "confidence", history.DefaultLevel, "confidence level of the trend test and the rate intervals, between 0 and 1")
 	fs.StringVar(&hf.failOn, "fail-on", "none", "exit 99 when the last run of a series is a `regression` (none: never)")
-	fs.BoolVar(&hf.allowInconclusive, "allow-inconclusive", false, "with --fail-on, do not fail on a last run with too few samples to decide")
+	fs.BoolVar(&hf.allowInconclusive, "allow-inconclusive", false, "with --fail-on, do not fail on a last run that cannot be decided (too few samples, or no baseline: too few earlier runs)")
 	fs.BoolVar(&hf.lenient, "lenient", false, "skip bad lines in the history file instead of failing")
 	fs.StringVar(&hf.reportTo, "report", "", "also write an HTML report with the trend into this `directory`")
 	fs.StringVar(&hf.fig.size, "size", "1080x660", "figure size `WxH` in pixels")
@@ -99,7 +100,9 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if hf.failOn == "regression" && !rep.OK {
-		fmt.Fprintf(stderr, "analyze history: the last run of a series is a regression or inconclusive\n")
+		for _, why := range rep.GateFailures(hf.allowInconclusive) {
+			fmt.Fprintf(stderr, "analyze history: %s\n", why)
+		}
 		return errCheckFailed
 	}
 	return nil
@@ -194,14 +197,14 @@ func writeHistoryFigures(stdout io.Writer, hf historyFlags, series []*history.Se
 			path := hf.plotOut
 			if len(metrics) > 1 {
 				ext := filepath.Ext(path)
-				path = strings.TrimSuffix(path, ext) + "-" + m + ext
+				path = strings.TrimSuffix(path, ext) + "-" + figures.SafeName(m) + ext
 			}
 			if err := fig.Save(path); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s\n", path)
 		}
-		sec.Figures = append(sec.Figures, report.Figure{File: m + "-trend.png", Caption: m + ": percentiles per run with their confidence intervals", Fig: fig})
+		sec.Figures = append(sec.Figures, report.Figure{File: figures.File(m, "trend"), Caption: m + ": percentiles per run with their confidence intervals", Fig: fig})
 	}
 	if hf.reportTo == "" {
 		return nil

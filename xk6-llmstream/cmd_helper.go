@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -114,6 +116,9 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (the helper takes only flags)", fs.Arg(0))
+	}
+	if err := checkAddr(f.addr); err != nil {
+		return err
 	}
 	if f.token == "" {
 		f.token = strings.TrimSpace(os.Getenv(helperTokenEnv))
@@ -298,4 +303,30 @@ func parseByteSize(v string) (int64, error) {
 		return 0, fmt.Errorf("size %q: want a number of bytes, optionally with a unit (B, KiB, MiB, GiB, KB, MB, GB)", v)
 	}
 	return n * mult, nil
+}
+
+// checkAddr checks the form of a --addr value (helper and mock) before
+// anything is started, so that a malformed one is a usage error (exit 2):
+// HOST:PORT where HOST is empty (every interface), localhost or an IP address
+// (no name is resolved) and PORT a number from 0 (a free one) to 65535.
+// An address of the right form that cannot be listened on is found later,
+// when listening (exit 1).
+func checkAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addrError(addr, err.Error())
+	}
+	if host != "" && host != "localhost" {
+		if _, err := netip.ParseAddr(host); err != nil {
+			return addrError(addr, fmt.Sprintf("host %q is not an IP address or localhost", host))
+		}
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return addrError(addr, fmt.Sprintf("port %q is not a number from 0 to 65535", port))
+	}
+	return nil
+}
+
+func addrError(addr, why string) error {
+	return usagef("--addr %q: %s (want HOST:PORT, HOST an IP address or localhost, PORT 0 to 65535, e.g. 127.0.0.1:0)", addr, why)
 }

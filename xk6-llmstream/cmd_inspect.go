@@ -26,8 +26,10 @@ stream, or null). A recording has no timing of ours, so no latencies are
 printed; timings the server reported itself (ollama, llama.cpp) are, as
 server_timings in milliseconds.
 
-The exit status is 0 when the file was read, whatever the stream holds (look at
-"error"); 1 when it could not be read; 2 for bad usage.
+The exit status is 0 when the file was read and held at least one event,
+whatever the stream holds (look at "error"); 1 when it could not be read; 2 for
+bad usage, and for an input that is not an SSE stream (nor ollama NDJSON): no
+event in it, as in an HTML error page or an empty file.
 
 Examples:
   xk6-llmstream inspect capture.sse
@@ -119,7 +121,21 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
+	if rec.Events == 0 && (rec.Err == nil || rec.Err.Kind == stream.KindResetMidstream) {
+		// Not a stream that ended early: it ended without ever holding an
+		// event. (A malformed first line, e.g. over --max-line-bytes, is
+		// reported in the JSON as the engine classifies it.)
+		return usagef("%s is not an SSE stream (nor ollama NDJSON): no event in its %d bytes", inspectName(name), rec.Bytes)
+	}
 	return inspectWriteJSON(stdout, inspectResult(rec))
+}
+
+// inspectName names the input in a message.
+func inspectName(name string) string {
+	if name == "-" {
+		return "standard input (-)"
+	}
+	return name
 }
 
 // inspectOpen opens FILE, FILE.gz (decompressed) or - (stdin).

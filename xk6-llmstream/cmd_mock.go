@@ -298,6 +298,9 @@ func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if m.fs.NArg() > 0 {
 		return usagef("unexpected argument %q", m.fs.Arg(0))
 	}
+	if err := checkAddr(m.addr); err != nil {
+		return err
+	}
 	cfg, err := m.config()
 	if err != nil {
 		var ue usageError

@@ -175,7 +175,7 @@ func TestMockCommandBadInput(t *testing.T) {
 		{[]string{"--reasoning-tokens", "-3"}, exitUsage, "reasoning_tokens.value: -3 is negative"},
 		{[]string{"--tokens-per-event", "-1"}, exitUsage, "tokens_per_event"},
 		{[]string{"--models", "a,,b"}, exitUsage, "empty model name"},
-		{[]string{"--addr", "127.0.0.1:notaport"}, exitError, "--addr 127.0.0.1:notaport"},
+		{[]string{"--addr", "127.0.0.1:notaport"}, exitUsage, `--addr "127.0.0.1:notaport"`}, // a bad flag: exit 2, as README.md says
 		{[]string{"--log", filepath.Join(dir, "no", "such", "dir", "x.jsonl")}, exitError, "--log"},
 		{[]string{"--tls"}, exitUsage, "--tls needs --tls-cert-out FILE"},
 		{[]string{"--tls-cert-out", certOut}, exitUsage, "--tls-cert-out needs --tls"},

@@ -87,17 +87,24 @@ func Drift(d *model.Data, metric string, width time.Duration, opts ...plot.Optio
 	return f, sentences, windows, nil
 }
 
-// File names a figure's PNG in a report: the metric name (characters
-// other than letters, digits, _ and - replaced) and the kind.
+// File names a figure's PNG in a report: the metric name made safe
+// (SafeName) and the kind.
 func File(metric, kind string) string {
-	safe := strings.Map(func(r rune) rune {
+	return SafeName(metric) + "-" + kind + ".png"
+}
+
+// SafeName is a metric name as a part of a file name: each character other
+// than an ASCII letter, digit, _ and - replaced by _, so that no '/', '..'
+// or other character a file system treats specially survives. Every file
+// analyze names after a metric goes through it.
+func SafeName(metric string) string {
+	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
 			return r
 		}
 		return '_'
 	}, metric)
-	return safe + "-" + kind + ".png"
 }
 
 // MinWindows is the fewest windows a drift figure should have: a run shorter

@@ -90,10 +90,11 @@ type Verdict struct {
 	Needed int `json:"needed,omitempty"`
 }
 
-// Failing reports whether the verdict fails a gate: a regression, or an
-// inconclusive run unless inconclusive runs are allowed.
+// Failing reports whether the verdict fails a gate: a regression, or a run
+// the gate cannot decide (inconclusive, or no baseline) unless undecided
+// runs are allowed. The gate fails closed.
 func (v Verdict) Failing(allowInconclusive bool) bool {
-	return v.Status == Regression || (v.Status == Inconclusive && !allowInconclusive)
+	return v.Status == Regression || ((v.Status == Inconclusive || v.Status == NoBaseline) && !allowInconclusive)
 }
 
 // Evaluate tests every limit on every run of every series, in series order,

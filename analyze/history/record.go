@@ -142,5 +142,48 @@ func (r *Record) validate() error {
 	case r.Start.IsZero():
 		return fmt.Errorf("record has no start time")
 	}
+	return r.validateCounts()
+}
+
+// validateCounts refuses a count below zero, or more non-zero samples than
+// samples, naming the field: no summary writes them.
+func (r *Record) validateCounts() error {
+	neg := func(field, what string, n int64) error {
+		if n < 0 {
+			return fmt.Errorf("%s (%s) is %d: want 0 or more", field, what, n)
+		}
+		return nil
+	}
+	for gi, g := range r.Groups {
+		for ti, t := range g.Trends {
+			at := fmt.Sprintf("groups[%d].trends[%d]", gi, ti)
+			if err := neg(at+".count", t.Metric, t.Count); err != nil {
+				return err
+			}
+			for pi, p := range t.Percentiles {
+				pat, what := fmt.Sprintf("%s.percentiles[%d]", at, pi), t.Metric+" "+p.Name
+				for _, f := range []struct {
+					name string
+					n    int
+				}{{"rank", p.Rank}, {"min_samples", p.MinSamples}, {"ci.low_rank", p.CI.LowRank}, {"ci.high_rank", p.CI.HighRank}} {
+					if err := neg(pat+"."+f.name, what, int64(f.n)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for ri, rt := range g.Rates {
+			at := fmt.Sprintf("groups[%d].rates[%d]", gi, ri)
+			if err := neg(at+".count", rt.Metric, rt.Count); err != nil {
+				return err
+			}
+			if err := neg(at+".non_zero", rt.Metric, rt.NonZero); err != nil {
+				return err
+			}
+			if rt.NonZero > rt.Count {
+				return fmt.Errorf("%s.non_zero (%s) is above its count (%d > %d)", at, rt.Metric, rt.NonZero, rt.Count)
+			}
+		}
+	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,8 @@ type Report struct {
 	// Alerts are the regressions and inconclusive verdicts of every run.
 	Alerts []Verdict `json:"alerts"`
 	// Latest are the verdicts on each series' last run, which the gate
-	// (--fail-on regression) decides on; OK is true when none fails it.
+	// (--fail-on regression) decides on; OK is true when none fails it
+	// (Verdict.Failing) and there is at least one.
 	Latest []Verdict `json:"latest"`
 	OK     bool      `json:"ok"`
 }
@@ -105,6 +107,9 @@ func NewReport(f *File, series []*Series, verdicts []Verdict, o ReportOptions) *
 			rep.OK = false
 		}
 	}
+	if len(rep.Latest) == 0 && !o.AllowInconclusive {
+		rep.OK = false // no limit was tested: the gate cannot decide
+	}
 	for _, s := range series {
 		sr := SeriesReport{Key: s.Key, Labels: s.Labels}
 		for i, r := range s.Runs {
@@ -167,4 +172,48 @@ func runStatus(vs []Verdict) string {
 		return "inconclusive (" + strings.Join(inc, ", ") + ")"
 	}
 	return base
+}
+
+// GateFailures says why the gate fails, one sentence per cause: the
+// regressions and inconclusive verdicts on last runs, each series whose last
+// run has no baseline (its run count and the count needed), and a history
+// where no limit could be tested. It is empty when r.OK.
+func (r *Report) GateFailures(allowInconclusive bool) []string {
+	if r.OK {
+		return nil
+	}
+	if len(r.Latest) == 0 {
+		return []string{"no limit could be tested on the last run of any series (are the limits' metrics recorded?): the gate cannot decide; --allow-inconclusive accepts this"}
+	}
+	var out []string
+	regressions, inconclusive := 0, 0
+	noBase := map[string]int{} // series → its runs
+	var order []string
+	for _, v := range r.Latest {
+		if !v.Failing(allowInconclusive) {
+			continue
+		}
+		switch v.Status {
+		case Regression:
+			regressions++
+		case Inconclusive:
+			inconclusive++
+		case NoBaseline:
+			if _, ok := noBase[v.Series]; !ok {
+				order = append(order, v.Series)
+			}
+			noBase[v.Series] = v.Run + 1
+		}
+	}
+	if regressions > 0 {
+		out = append(out, fmt.Sprintf("%d verdicts on the last runs are regressions", regressions))
+	}
+	if inconclusive > 0 {
+		out = append(out, fmt.Sprintf("%d verdicts on the last runs are inconclusive (too few samples; see \"needed\"); --allow-inconclusive accepts them", inconclusive))
+	}
+	for _, s := range order {
+		out = append(out, fmt.Sprintf("series %s has no baseline: %d runs, the gate needs %d (the last run and %d earlier ones to compare it with); --allow-inconclusive accepts it",
+			s, noBase[s], MinBaseline+1, MinBaseline))
+	}
+	return out
 }

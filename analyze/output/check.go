@@ -93,9 +93,9 @@ func checkTable(w *errWriter, format string, r *result.CheckReport) {
 	for _, c := range r.Checks {
 		if !c.Passed {
 			if md {
-				w.printf("- **%s** `%s`: %s\n", checkLabel(c), c.Check, Verdict(c))
+				w.printf("- **%s** %s: %s\n", checkLabel(c), mdCode(c.Check, false), mdText(Verdict(c)))
 			} else {
-				w.printf("%s %s: %s\n", checkLabel(c), c.Check, Verdict(c))
+				w.printf("%s %s: %s\n", checkLabel(c), plainText(c.Check), plainText(Verdict(c)))
 			}
 		}
 	}

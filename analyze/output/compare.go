@@ -24,6 +24,7 @@ func WriteCompare(w io.Writer, format string, r *result.Comparison) error {
 		return enc.Encode(r)
 	}
 	md := format == Markdown
+	esc := escaper(md)
 	ew := &errWriter{w: w}
 	if md {
 		ew.printf("## Baseline vs candidate\n\n")
@@ -32,7 +33,7 @@ func WriteCompare(w io.Writer, format string, r *result.Comparison) error {
 		ew.printf("- %s intervals, bootstrap of %d resamples (seed %d); Trends: lower is better\n", pctLevel(r.Confidence), r.Resamples, r.Seed)
 	} else {
 		ew.printf("baseline:  %s (%s samples of the selected metrics)\ncandidate: %s (%s samples)\n",
-			r.Baseline.Path, numfmt.Thousands(r.Baseline.Kept), r.Candidate.Path, numfmt.Thousands(r.Candidate.Kept))
+			esc(r.Baseline.Path), numfmt.Thousands(r.Baseline.Kept), esc(r.Candidate.Path), numfmt.Thousands(r.Candidate.Kept))
 		ew.printf("%s intervals, bootstrap of %d resamples (seed %d); Trends: lower is better\n", pctLevel(r.Confidence), r.Resamples, r.Seed)
 	}
 	if err := writeTrends(ew, md, r); err != nil {
@@ -45,7 +46,7 @@ func WriteCompare(w io.Writer, format string, r *result.Comparison) error {
 	if len(r.Warnings) > 0 && md {
 		ew.printf("\n")
 		for _, w := range r.Warnings {
-			ew.printf("> warning: %s\n", w)
+			ew.printf("> warning: %s\n", esc(w))
 		}
 	}
 	return ew.err
@@ -54,26 +55,27 @@ func WriteCompare(w io.Writer, format string, r *result.Comparison) error {
 // writeTrends writes the Trends' tables: per metric and group, one row per
 // statistic.
 func writeTrends(ew *errWriter, md bool, r *result.Comparison) error {
+	esc := escaper(md)
 	for _, m := range r.Metrics {
 		for _, g := range m.Groups {
-			head := fmt.Sprintf("%s%s — %s", m.Name, model.GroupSuffix(g.Label), g.Verdict)
+			head := esc(fmt.Sprintf("%s%s — %s", m.Name, model.GroupSuffix(g.Label), g.Verdict))
 			facts := fmt.Sprintf("baseline n=%s, candidate n=%s, Kolmogorov–Smirnov D=%s p=%s",
 				numfmt.Thousands(int64(g.Baseline)), numfmt.Thousands(int64(g.Candidate)), numOrDash(g.KSD), pValue(g.KSP))
 			if md {
 				ew.printf("\n### %s\n\n%s\n\n| stat | baseline | candidate | change%s | %s CI | change %% | %s CI | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n",
-					head, facts, unitSuffix(m.Unit), pctLevel(r.Confidence), pctLevel(r.Confidence))
+					head, facts, esc(unitSuffix(m.Unit)), pctLevel(r.Confidence), pctLevel(r.Confidence))
 				for _, c := range g.Changes {
-					ew.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", statLabel(c.Stat), withUnitText(c.Baseline, m.Unit), withUnitText(c.Candidate, m.Unit),
-						signed(c.Delta), interval(c.DeltaLow, c.DeltaHigh, signed), signedPct(c.Rel), interval(c.RelLow, c.RelHigh, signedPct), c.Verdict)
+					ew.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", esc(statLabel(c.Stat)), withUnitText(c.Baseline, esc(m.Unit)), withUnitText(c.Candidate, esc(m.Unit)),
+						signed(c.Delta), interval(c.DeltaLow, c.DeltaHigh, signed), signedPct(c.Rel), interval(c.RelLow, c.RelHigh, signedPct), esc(c.Verdict))
 				}
 				continue
 			}
 			ew.printf("\n%s\n  %s\n", head, facts)
 			tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "  stat\tbaseline\tcandidate\tchange%s\t%s CI\tchange %%\t%s CI\t verdict\n", unitSuffix(m.Unit), pctLevel(r.Confidence), pctLevel(r.Confidence))
+			fmt.Fprintf(tw, "  stat\tbaseline\tcandidate\tchange%s\t%s CI\tchange %%\t%s CI\t verdict\n", esc(unitSuffix(m.Unit)), pctLevel(r.Confidence), pctLevel(r.Confidence))
 			for _, c := range g.Changes {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t %s\n", statLabel(c.Stat), withUnitText(c.Baseline, m.Unit), withUnitText(c.Candidate, m.Unit),
-					signed(c.Delta), interval(c.DeltaLow, c.DeltaHigh, signed), signedPct(c.Rel), interval(c.RelLow, c.RelHigh, signedPct), c.Verdict)
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t %s\n", esc(statLabel(c.Stat)), withUnitText(c.Baseline, esc(m.Unit)), withUnitText(c.Candidate, esc(m.Unit)),
+					signed(c.Delta), interval(c.DeltaLow, c.DeltaHigh, signed), signedPct(c.Rel), interval(c.RelLow, c.RelHigh, signedPct), esc(c.Verdict))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -88,6 +90,7 @@ func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
 	if len(r.Limits) == 0 {
 		return
 	}
+	esc := escaper(md)
 	if md {
 		ew.printf("\n### Regression limits\n\n| limit | metric | change | %s CI | result |\n|---|---|--:|--:|---|\n", pctLevel(r.Confidence))
 	} else {
@@ -112,9 +115,9 @@ func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
 			}
 		}
 		if md {
-			ew.printf("| `%s` | %s | %s | %s | %s |\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), verdict)
+			ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(l.Limit, true), esc(l.Metric+model.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
 		} else {
-			ew.printf("  %-20s %-32s %s (CI %s): %s\n", l.Limit, l.Metric+model.GroupSuffix(l.Group), format(l.Change), interval(l.Low, l.High, format), verdict)
+			ew.printf("  %-20s %-32s %s (CI %s): %s\n", esc(l.Limit), esc(l.Metric+model.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
 		}
 	}
 }
@@ -122,17 +125,18 @@ func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
 // writeRates writes the Rates' table: per metric, one row per group.
 func writeRates(ew *errWriter, md bool, r *result.Comparison) error {
 	level := pctLevel(r.Confidence)
+	esc := escaper(md)
 	for _, m := range r.Rates {
 		better := "higher is better"
 		if m.LowerIsBetter {
 			better = "lower is better"
 		}
-		head := fmt.Sprintf("%s (rate, %s; change in percentage points, %s Newcombe interval)", m.Name, better, level)
+		head := fmt.Sprintf("%s (rate, %s; change in percentage points, %s Newcombe interval)", esc(m.Name), better, level)
 		if md {
 			ew.printf("\n### %s\n\n| group | baseline | candidate | change | %s CI | verdict |\n|---|--:|--:|--:|--:|---|\n", head, level)
 			for _, g := range m.Groups {
-				ew.printf("| %s | %s | %s | %s | %s | %s |\n", g.Label, rateText(g.Baseline), rateText(g.Candidate),
-					signedPP(&g.Delta), interval(&g.DeltaLow, &g.DeltaHigh, signedPP), g.Verdict)
+				ew.printf("| %s | %s | %s | %s | %s | %s |\n", esc(g.Label), rateText(g.Baseline), rateText(g.Candidate),
+					signedPP(&g.Delta), interval(&g.DeltaLow, &g.DeltaHigh, signedPP), esc(g.Verdict))
 			}
 			continue
 		}
@@ -140,8 +144,8 @@ func writeRates(ew *errWriter, md bool, r *result.Comparison) error {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "  group\tbaseline\tcandidate\tchange\t%s CI\t verdict\n", level)
 		for _, g := range m.Groups {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t %s\n", g.Label, rateText(g.Baseline), rateText(g.Candidate),
-				signedPP(&g.Delta), interval(&g.DeltaLow, &g.DeltaHigh, signedPP), g.Verdict)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t %s\n", esc(g.Label), rateText(g.Baseline), rateText(g.Candidate),
+				signedPP(&g.Delta), interval(&g.DeltaLow, &g.DeltaHigh, signedPP), esc(g.Verdict))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -174,7 +178,7 @@ func codeList(files []result.Input) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += "`" + f.Path + "`"
+		s += mdCode(f.Path, false)
 	}
 	return s
 }

@@ -34,7 +34,8 @@ func historyTables(w *errWriter, md bool, r *history.Report) {
 	if md {
 		w.printf("## analyze history\n\n")
 	}
-	w.printf("History: %s: %d runs in %d series; window %d runs, limits %s\n\n", r.File, r.Records, len(r.Series), r.Window, strings.Join(r.Limits, ", "))
+	esc := escaper(md)
+	w.printf("History: %s: %d runs in %d series; window %d runs, limits %s\n\n", esc(r.File), r.Records, len(r.Series), r.Window, esc(strings.Join(r.Limits, ", ")))
 	for _, s := range r.Series {
 		for _, m := range historyMetrics(s) {
 			t := historyTable(s, m, r.Percentiles)
@@ -52,7 +53,7 @@ func historyTables(w *errWriter, md bool, r *history.Report) {
 		}
 		w.printf("%s\n", title)
 		for _, l := range lines {
-			w.printf("- %s\n", l)
+			w.printf("- %s\n", esc(l))
 		}
 		w.printf("\n")
 	}

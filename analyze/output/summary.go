@@ -103,7 +103,7 @@ func summaryTables(w *errWriter, format string, s *result.Summary) {
 			w.printf("Warnings:\n")
 		}
 		for _, warn := range s.Warnings {
-			w.printf("- %s\n", warn)
+			w.printf("- %s\n", escaper(md)(warn))
 		}
 		w.printf("\n")
 	}
@@ -146,7 +146,7 @@ func trendTables(w *errWriter, md bool, m result.Metric, title string, confidenc
 			w.printf("\n")
 		}
 		for _, t := range tails {
-			w.printf("- %s\n", t)
+			w.printf("- %s\n", escaper(md)(t))
 		}
 		w.printf("\n")
 	}
@@ -171,11 +171,12 @@ func ciText(ci result.CI) string {
 }
 
 func inputsLine(ins []result.Input, sel result.Selection, md bool) string {
+	esc := escaper(md)
 	var parts []string
 	for _, in := range ins {
-		s := in.Label
+		s := esc(in.Label)
 		if in.Label != in.Path {
-			s += " (" + in.Path + ")"
+			s += " (" + esc(in.Path) + ")"
 		}
 		s += fmt.Sprintf(": %d samples", in.Points)
 		if in.Damage != "" {
@@ -189,16 +190,16 @@ func inputsLine(ins []result.Input, sel result.Selection, md bool) string {
 	line := "Inputs: " + strings.Join(parts, "; ")
 	var sel2 []string
 	if len(sel.Where) > 0 {
-		sel2 = append(sel2, "where "+strings.Join(sel.Where, " and "))
+		sel2 = append(sel2, "where "+esc(strings.Join(sel.Where, " and ")))
 	}
 	if len(sel.By) > 0 {
-		sel2 = append(sel2, "by "+strings.Join(sel.By, ", "))
+		sel2 = append(sel2, "by "+esc(strings.Join(sel.By, ", ")))
 	}
 	if sel.From != "" {
-		sel2 = append(sel2, "from "+sel.From)
+		sel2 = append(sel2, "from "+esc(sel.From))
 	}
 	if sel.To != "" {
-		sel2 = append(sel2, "to "+sel.To)
+		sel2 = append(sel2, "to "+esc(sel.To))
 	}
 	if len(sel2) > 0 {
 		line += "\nSelection: " + strings.Join(sel2, "; ")

@@ -20,16 +20,24 @@ type table struct {
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
 // text renders an aligned table: columns separated by two spaces, numbers
-// right-aligned, no trailing blanks.
+// right-aligned, no trailing blanks; the title and cells each on one line
+// (plainText).
 func (t *table) text(w *errWriter) {
 	if t.title != "" {
-		w.printf("%s\n", t.title)
+		w.printf("%s\n", plainText(t.title))
+	}
+	rows := make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		rows[i] = make([]string, len(r))
+		for j, c := range r {
+			rows[i][j] = plainText(c)
+		}
 	}
 	widths := make([]int, len(t.header))
 	for i, h := range t.header {
 		widths[i] = utf8.RuneCountInString(h)
 	}
-	for _, r := range t.rows {
+	for _, r := range rows {
 		for i, c := range r {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
@@ -50,17 +58,18 @@ func (t *table) text(w *errWriter) {
 		w.printf("%s\n", strings.TrimRight(b.String(), " "))
 	}
 	line(t.header)
-	for _, r := range t.rows {
+	for _, r := range rows {
 		line(r)
 	}
 }
 
-// markdown renders a GitHub-flavoured Markdown table.
+// markdown renders a GitHub-flavoured Markdown table; the title and every
+// cell are escaped (mdText), so that they render as the text they are.
 func (t *table) markdown(w *errWriter) {
 	if t.title != "" {
-		w.printf("%s\n\n", t.title)
+		w.printf("%s\n\n", mdText(t.title))
 	}
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	esc := mdText
 	cells := make([]string, len(t.header))
 	for i, h := range t.header {
 		cells[i] = esc(h)

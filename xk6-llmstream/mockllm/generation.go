@@ -549,11 +549,7 @@ func (g *gen) account(now time.Time, ns int64, kind string, tokens int) {
 		c.ttft.observe(now.Sub(g.arrival)) // the first token of a stream, for /metrics
 	}
 	if l := g.log; l != nil {
-		l.EventDueNS = append(l.EventDueNS, g.dueOff)
-		l.EventWriteNS = append(l.EventWriteNS, ns)
-		l.EventLateNS = append(l.EventLateNS, late)
-		l.EventTokens = append(l.EventTokens, tokens)
-		l.EventKinds = append(l.EventKinds, kind)
+		l.addEvent(g.dueOff, ns, late, tokens, kind)
 	}
 }
 

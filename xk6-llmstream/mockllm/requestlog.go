@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -62,6 +63,15 @@ type RequestLog struct {
 	EventLateNS  []int64  `json:"event_late_ns"`
 	EventTokens  []int    `json:"event_tokens"`
 	EventKinds   []string `json:"event_kinds"`
+	// Events, EventsOmitted and TokensOmitted are set only on a line that
+	// hit the bound (LogHeadEvents, LogTailEvents): Events is the number of
+	// events written, EventsOmitted how many of them the arrays leave out —
+	// they came between entry LogHeadEvents−1 and entry LogHeadEvents — and
+	// TokensOmitted the output tokens those carried.
+	Events        int `json:"events,omitempty"`
+	EventsOmitted int `json:"events_omitted,omitempty"`
+	TokensOmitted int `json:"events_omitted_tokens,omitempty"`
+	tailNext      int // the tail ring's oldest entry, past the bound
 	// EndNS is when the handler finished, unix ns.
 	EndNS int64 `json:"end_ns"`
 }
@@ -113,6 +123,7 @@ func (l *logWriter) put(rec *RequestLog) {
 	if l.closed {
 		return
 	}
+	rec.seal()
 	l.ch <- rec
 }
 
@@ -125,4 +136,57 @@ func (l *logWriter) close() error {
 	l.mu.Unlock()
 	<-l.done
 	return l.err
+}
+
+// The bound of a log line's event arrays: a request that writes more than
+// LogHeadEvents + LogTailEvents events (a long answer, one token an event)
+// keeps its first LogHeadEvents and its last LogTailEvents, so that a line
+// holds at most 5,120 events (about 250 KB of JSON, as much in memory while
+// the request runs) instead of growing with the answer (~45 bytes of JSON
+// per event: a 1M-token answer would write a 45 MB line).
+const (
+	LogHeadEvents = 4096
+	LogTailEvents = 1024
+)
+
+// addEvent records one event written. Past the bound, the arrays' last
+// LogTailEvents entries are a ring of the latest events (seal puts them
+// back in order) and the events pushed out of it are counted.
+func (l *RequestLog) addEvent(due, write, late int64, tokens int, kind string) {
+	if len(l.EventKinds) < LogHeadEvents+LogTailEvents {
+		l.EventDueNS = append(l.EventDueNS, due)
+		l.EventWriteNS = append(l.EventWriteNS, write)
+		l.EventLateNS = append(l.EventLateNS, late)
+		l.EventTokens = append(l.EventTokens, tokens)
+		l.EventKinds = append(l.EventKinds, kind)
+		return
+	}
+	i := LogHeadEvents + l.tailNext
+	l.EventsOmitted++
+	l.TokensOmitted += l.EventTokens[i]
+	l.EventDueNS[i], l.EventWriteNS[i], l.EventLateNS[i], l.EventTokens[i], l.EventKinds[i] = due, write, late, tokens, kind
+	l.tailNext = (l.tailNext + 1) % LogTailEvents
+}
+
+// seal puts the tail's ring back in write order and counts the events of a
+// bounded line; it runs once, when the line is queued.
+func (l *RequestLog) seal() {
+	if l.EventsOmitted == 0 {
+		return
+	}
+	l.Events = len(l.EventKinds) + l.EventsOmitted
+	k := l.tailNext
+	rotate(l.EventDueNS[LogHeadEvents:], k)
+	rotate(l.EventWriteNS[LogHeadEvents:], k)
+	rotate(l.EventLateNS[LogHeadEvents:], k)
+	rotate(l.EventTokens[LogHeadEvents:], k)
+	rotate(l.EventKinds[LogHeadEvents:], k)
+	l.tailNext = 0
+}
+
+// rotate moves s[k:] before s[:k].
+func rotate[T any](s []T, k int) {
+	slices.Reverse(s[:k])
+	slices.Reverse(s[k:])
+	slices.Reverse(s)
 }
