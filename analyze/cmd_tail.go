@@ -23,15 +23,17 @@ const tailExamples = `  analyze tail records.jsonl.gz
 func runTail(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("tail", "tail [flags] RECORDS...", tailExamples, stderr)
 	var (
-		out  outputFlags
-		tail string
-		fig  string
-		o    = attribution.DefaultOptions()
+		out     outputFlags
+		tail    string
+		fig     string
+		lenient bool
+		o       = attribution.DefaultOptions()
 	)
 	out.register(fs, output.Text, output.Markdown, output.JSON)
 	fs.StringVar(&tail, "tail", "p99", "the `percentile` of TTFT above which a request is in the tail (p99, p95, 99.9)")
 	fs.Float64Var(&o.Confidence, "confidence", o.Confidence, "confidence level of the intervals, between 0 and 1")
 	fs.Float64Var(&o.MinEffect, "min-effect", o.MinEffect, "smallest effect (Cliff's δ or concentration, 0..1) named as setting the tail apart")
+	fs.BoolVar(&lenient, "lenient", false, "skip bad lines of the records files (their numbers are reported) instead of failing")
 	fs.StringVar(&fig, "plot", "", "also draw the mean time per stage of the median and the tail requests into this `file` (.png or .svg)")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
@@ -40,7 +42,7 @@ func runTail(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := tailFlagsValid(&out, &o, tail, fig, paths); err != nil {
 		return err
 	}
-	reqs, err := attribution.Read(paths, stderr)
+	reqs, err := attribution.ReadWith(paths, attribution.ReadOptions{Lenient: lenient}, stderr)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 )
 
 // FileStats is what one records file held.
@@ -23,6 +25,39 @@ type FileStats struct {
 	// Otherwise it says how the file ended early; the records before the
 	// damage were read and handed over.
 	Damage string
+	// Skipped counts the bad lines skipped under ScanOptions.Lenient;
+	// SkippedLines holds the first MaxSkippedLines of their numbers.
+	Skipped      int64
+	SkippedLines []int64
+}
+
+// MaxSkippedLines is how many skipped line numbers FileStats keeps.
+const MaxSkippedLines = 5
+
+// SkippedNote says which lines a lenient scan skipped ("" when none), for a
+// warning: "3 bad line(s) skipped (lines 3, 6, 9)".
+func (st *FileStats) SkippedNote() string {
+	if st.Skipped == 0 {
+		return ""
+	}
+	nums := make([]string, len(st.SkippedLines))
+	for i, n := range st.SkippedLines {
+		nums[i] = strconv.FormatInt(n, 10)
+	}
+	more := ""
+	if st.Skipped > int64(len(st.SkippedLines)) {
+		more = ", …"
+	}
+	return fmt.Sprintf("%d bad line(s) skipped (lines %s%s)", st.Skipped, strings.Join(nums, ", "), more)
+}
+
+// ScanOptions change how Scan reads.
+type ScanOptions struct {
+	// Lenient skips a bad line after the header (not JSON, not a Record, a
+	// record version this reader does not know, a corrupt trailer) instead
+	// of failing: it is counted in FileStats.Skipped with its number. The
+	// header is never skipped: without it the file is not a records file.
+	Lenient bool
 }
 
 // LineError is a corrupt line in the middle of a file.
@@ -40,6 +75,8 @@ var ErrNotRecords = errors.New("not a records file (its first line is not a " + 
 // MaxLineBytes bounds one line.
 const MaxLineBytes = 64 << 20
 
+var errLongLine = fmt.Errorf("a line longer than the limit of %d bytes (records.MaxLineBytes)", MaxLineBytes)
+
 // IsHeader reports whether data begins with a records Header line (as a
 // Writer writes it): how a reader tells a records file from k6's JSON.
 func IsHeader(data []byte) bool {
@@ -53,49 +90,72 @@ func IsHeader(data []byte) bool {
 // FileStats.Damage says so; a corrupt complete line is a *LineError. An
 // error from fn stops the scan and is returned as is.
 func Scan(r io.Reader, fn func(*Record) error) (FileStats, error) {
+	return ScanWith(r, ScanOptions{}, fn)
+}
+
+// ScanWith is Scan with options.
+func ScanWith(r io.Reader, o ScanOptions, fn func(*Record) error) (FileStats, error) {
 	var st FileStats
 	br := bufio.NewReaderSize(r, 1<<16)
 	var rec Record
 	for {
 		line, err := readLine(br)
+		if errors.Is(err, errLongLine) {
+			return st, &LineError{st.Lines + 1, err}
+		}
 		if err != nil {
 			return st, endOf(&st, err, len(line) > 0)
 		}
 		st.Lines++
-		if stop, err := st.line(line, &rec, fn); stop || err != nil {
+		isRecord, stop, err := st.line(line, &rec)
+		var le *LineError
+		if o.Lenient && errors.As(err, &le) {
+			st.Skipped++
+			if len(st.SkippedLines) < MaxSkippedLines {
+				st.SkippedLines = append(st.SkippedLines, st.Lines)
+			}
+			continue
+		}
+		if stop || err != nil {
 			return st, err
+		}
+		if isRecord {
+			st.Records++
+			if err := fn(&rec); err != nil {
+				return st, err
+			}
 		}
 	}
 }
 
-// line decodes one complete line; stop is true after the Trailer.
-func (st *FileStats) line(line []byte, rec *Record, fn func(*Record) error) (stop bool, err error) {
+// line decodes one complete line: isRecord when it decoded a Record into
+// rec; stop after the Trailer. A bad line is a *LineError.
+func (st *FileStats) line(line []byte, rec *Record) (isRecord, stop bool, err error) {
 	line = bytes.TrimSpace(line)
 	switch {
 	case st.Lines == 1:
 		if !IsHeader(line) || json.Unmarshal(line, &st.Header) != nil {
-			return true, ErrNotRecords
+			return false, true, ErrNotRecords
 		}
-		return false, nil
+		return false, false, nil
 	case len(line) == 0:
-		return false, nil
+		return false, false, nil
 	case bytes.HasPrefix(line, []byte(`{"end":`)):
 		var t Trailer
 		if err := json.Unmarshal(line, &t); err != nil {
-			return true, &LineError{st.Lines, fmt.Errorf("a corrupt trailer: %v", err)}
+			return false, true, &LineError{st.Lines, fmt.Errorf("a corrupt trailer: %v", err)}
 		}
 		st.Trailer = &t
-		return true, nil
+		return false, true, nil
 	}
 	*rec = Record{}
 	if err := json.Unmarshal(line, rec); err != nil {
-		return true, &LineError{st.Lines, err}
+		return false, true, &LineError{st.Lines, err}
 	}
 	if rec.V != Version {
-		return true, &LineError{st.Lines, fmt.Errorf("record version %d, this reader knows version %d", rec.V, Version)}
+		return false, true, &LineError{st.Lines, fmt.Errorf("record version %d, this reader knows version %d", rec.V, Version)}
 	}
-	st.Records++
-	return false, fn(rec)
+	return true, false, nil
 }
 
 // readLine returns the next line with its newline, or what is left before
@@ -108,7 +168,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	long := append([]byte(nil), line...)
 	for err == bufio.ErrBufferFull {
 		if len(long) > MaxLineBytes {
-			return nil, fmt.Errorf("a line longer than %d bytes", MaxLineBytes)
+			return nil, errLongLine
 		}
 		line, err = br.ReadSlice('\n')
 		long = append(long, line...)

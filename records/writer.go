@@ -1,6 +1,8 @@
 package records
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -11,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/filelock"
 )
 
 // Item is a request waiting to be written: it appends its Record line (with
@@ -45,7 +49,23 @@ type Options struct {
 	BatchBytes int
 	// Writer and Instance go into the Header.
 	Writer, Instance string
+	// Overwrite lets Create replace an existing file that is neither empty
+	// nor a records file. Without it such a file is left alone
+	// (ErrNotRecordsFile): a script given as the records file by mistake
+	// must not be lost.
+	Overwrite bool
+	// OnError, when set, is told the first write error as it happens (on
+	// the writer's goroutine); the records after it are lost and counted.
+	// Close returns the same error.
+	OnError func(error)
 }
+
+// ErrNotRecordsFile is Create's refusal to replace a file that is neither
+// empty nor a records file (without Options.Overwrite).
+var ErrNotRecordsFile = errors.New("exists and is not a records file")
+
+// ErrInUse is Create's refusal of a file another writer holds.
+var ErrInUse = errors.New("is being written by another records writer")
 
 // Writer writes records on one goroutine, in batches. Submit never blocks:
 // when the queue is full (more records waiting than Options.Queue, or their
@@ -62,11 +82,13 @@ type Writer struct {
 	lost    atomic.Int64
 	bytes   atomic.Int64
 
-	dst  io.Writer
-	gz   *gzip.Writer
-	file io.Closer
-	done chan struct{}
-	err  error // the first write error, set before done is closed
+	dst    io.Writer
+	gz     *gzip.Writer
+	file   io.Closer
+	unlock func() error // releases Create's lock; nil for NewWriter
+	name   string       // the file's name in errors; empty for NewWriter
+	done   chan struct{}
+	err    error // the first write error, set before done is closed
 }
 
 // Stats are a Writer's counters.
@@ -76,22 +98,90 @@ type Stats struct {
 }
 
 // Create creates (or truncates) path and writes records to it, gzip-
-// compressed when the name ends in .gz.
+// compressed when the name ends in .gz. It holds an exclusive advisory lock
+// on a regular file until Close (flock on unix; internal/filelock), and
+// refuses a file another writer holds (ErrInUse): two writers on one file
+// would overwrite each other's lines. It refuses to replace an existing
+// regular file that is neither empty nor a records file (plain or gzip)
+// unless o.Overwrite (ErrNotRecordsFile). Both errors name the file.
 func Create(path string, o Options) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
-	w := newWriter(f, strings.HasSuffix(path, ".gz"), o)
-	w.file = f
+	unlock, err := prepare(f, path, o.Overwrite)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w := newWriter(f, strings.HasSuffix(path, ".gz"), o, func(w *Writer) {
+		w.file, w.unlock, w.name = f, unlock, path
+	})
 	return w, nil
+}
+
+// prepare locks a regular file, checks that it may be replaced, and
+// truncates it. Other files (a pipe, /dev/stdout) are written as they are.
+func prepare(f *os.File, path string, overwrite bool) (unlock func() error, err error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	unlock, err = filelock.TryLock(f)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("records: %s %w (%v): give each writer a file of its own", path, ErrInUse, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("records: locking %s: %w", path, err)
+	}
+	if fi.Size() > 0 && !overwrite && !startsWithHeader(f) {
+		err = fmt.Errorf("records: %s %w (its first line is not a %s header): it was left as it is", path, ErrNotRecordsFile, Format)
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		if uerr := unlock(); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+		if !errors.Is(err, ErrNotRecordsFile) {
+			err = fmt.Errorf("records: %s: %w", path, err)
+		}
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// startsWithHeader reports whether the file begins with a records Header,
+// plain or gzip-compressed (whatever its name).
+func startsWithHeader(f *os.File) bool {
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return false
+		}
+		r = zr
+	}
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(r, head)
+	return IsHeader(head[:n])
 }
 
 // NewWriter writes records to dst (gzip-compressed when gz is set). Close
 // does not close dst.
-func NewWriter(dst io.Writer, gz bool, o Options) *Writer { return newWriter(dst, gz, o) }
+func NewWriter(dst io.Writer, gz bool, o Options) *Writer { return newWriter(dst, gz, o, nil) }
 
-func newWriter(dst io.Writer, gz bool, o Options) *Writer {
+// newWriter makes the Writer, lets set fill in its file fields, and starts
+// its goroutine.
+func newWriter(dst io.Writer, gz bool, o Options, set func(*Writer)) *Writer {
 	if o.Queue <= 0 {
 		o.Queue = DefaultQueue
 	}
@@ -108,6 +198,9 @@ func newWriter(dst io.Writer, gz bool, o Options) *Writer {
 	if gz {
 		w.gz = gzip.NewWriter(dst)
 		w.dst = w.gz
+	}
+	if set != nil {
+		set(w)
 	}
 	go w.loop()
 	return w
@@ -195,6 +288,9 @@ func (w *Writer) loop() {
 
 // flush writes buf (n records) to the destination and, for gzip, flushes the
 // compressor so that the file can be read up to here if the process dies.
+// A failed write counts as written the complete lines it wrote (plain files:
+// a short write is the part of buf that reached the file), and the rest as
+// lost; every later batch is lost. The first error goes to OnError.
 func (w *Writer) flush(buf *[]byte, n int64) {
 	b := *buf
 	*buf = b[:0]
@@ -202,13 +298,27 @@ func (w *Writer) flush(buf *[]byte, n int64) {
 		w.lost.Add(n)
 		return
 	}
-	_, err := w.dst.Write(b)
+	wrote, err := w.dst.Write(b)
 	if err == nil && w.gz != nil {
 		err = w.gz.Flush()
 	}
 	if err != nil {
-		w.err = fmt.Errorf("records: writing: %w", err)
-		w.lost.Add(n)
+		done := int64(0)
+		if w.gz == nil {
+			// The batch's lines are its records, then (last) the trailer.
+			done = min(int64(bytes.Count(b[:wrote], []byte{'\n'})), n)
+			w.bytes.Add(int64(wrote))
+		}
+		w.written.Add(done)
+		w.lost.Add(n - done)
+		if w.name != "" {
+			w.err = fmt.Errorf("records: writing %s: %w", w.name, err)
+		} else {
+			w.err = fmt.Errorf("records: writing: %w", err)
+		}
+		if w.o.OnError != nil {
+			w.o.OnError(w.err)
+		}
 		return
 	}
 	w.written.Add(n)
@@ -221,14 +331,17 @@ func (w *Writer) flush(buf *[]byte, n int64) {
 // finish closes the compressor and the file.
 func (w *Writer) finish() {
 	var errs []error
-	if w.gz != nil {
+	if w.gz != nil && w.err == nil {
 		errs = append(errs, w.gz.Close())
+	}
+	if w.unlock != nil {
+		errs = append(errs, w.unlock())
 	}
 	if w.file != nil {
 		errs = append(errs, w.file.Close())
 	}
 	if err := errors.Join(errs...); err != nil && w.err == nil {
-		w.err = fmt.Errorf("records: closing: %w", err)
+		w.err = fmt.Errorf("records: closing %s: %w", w.name, err)
 	}
 }
 

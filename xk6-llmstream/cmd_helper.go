@@ -58,6 +58,7 @@ type helperFlags struct {
 	maxText     byteSize
 	maxLine     byteSize
 	records     string
+	recOverride bool
 	verbose     bool
 	grace       time.Duration
 	scrape      string
@@ -83,6 +84,7 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&f.maxLine, "max-line", "longest upstream SSE line `size` (0: the engine's default)")
 	fs.DurationVar(&f.grace, "grace", helperShutdownGrace, "after SIGINT/SIGTERM, how long running streams may finish before they are canceled (and answered as canceled)")
 	fs.StringVar(&f.records, "records", "", "write one record per request to `file` (JSON Lines; .gz compresses; docs/records.md)")
+	fs.BoolVar(&f.recOverride, "records-overwrite", false, "let --records replace an existing file that is not a records file (without it such a file is refused, left as it is)")
 	fs.StringVar(&f.scrape, "scrape", "", "stamp each record with the server's queue depth and running requests from this Prometheus /metrics `URL` (http or https; needs --records)")
 	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape")
 	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams, besides the system's (a gateway's private CA, the mock's --tls-cert-out)")
@@ -170,7 +172,10 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var rw *records.Writer
 	if f.records != "" {
-		if rw, err = helper.CreateRecords(f.records); err != nil {
+		rw, err = helper.OpenRecords(f.records, helper.RecordsOptions{Overwrite: f.recOverride, OnError: func(err error) {
+			logger.Error("records write failed: the records from here on are lost (counted); the helper will exit non-zero", "file", f.records, "error", err)
+		}})
+		if err != nil {
 			return err
 		}
 		opts = append(opts, helper.WithRecords(rw))

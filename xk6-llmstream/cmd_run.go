@@ -40,7 +40,9 @@ Flags:
   --allow HOSTS        more upstream hosts for the helper, comma-separated
                        (loopback and the host of LLM_BASE_URL are allowed)
   --records FILE       the helper writes one record per request to FILE
-                       (JSON Lines, .gz compresses; see docs/records.md)
+                       (JSON Lines, .gz compresses; see docs/records.md);
+                       FILE must be new, empty or a records file
+  --records-overwrite  let --records replace a file that is not a records file
   --k6-nice N          run k6 N steps of CPU priority below the helper (0-19,
                        default 10; 0: the same), so that k6's own CPU does not
                        delay the helper's timestamps (Linux)
@@ -59,6 +61,7 @@ type runFlags struct {
 	mockProfile string
 	allow       []string
 	records     string
+	recOverride bool
 	k6Nice      int
 	scrape      string
 	caFile      string
@@ -91,7 +94,7 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 			return args[i], nil
 		}
 		switch name {
-		case "mock", "verbose":
+		case "mock", "verbose", "records-overwrite":
 			b := true
 			if hasValue {
 				switch value {
@@ -102,10 +105,13 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 					return f, nil, usagef("flag --%s: want true or false, got %q", name, value)
 				}
 			}
-			if name == "mock" {
+			switch name {
+			case "mock":
 				f.mock = b
-			} else {
+			case "verbose":
 				f.verbose = b
+			default:
+				f.recOverride = b
 			}
 		case "mock-profile":
 			v, err := takeValue()
@@ -188,20 +194,21 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	code, err := runner.Run(ctx, runner.Config{
-		Args:          k6Args,
-		Mock:          f.mock,
-		MockProfile:   f.mockProfile,
-		Allow:         f.allow,
-		Env:           env,
-		Stdin:         stdin,
-		Stdout:        stdout,
-		Stderr:        stderr,
-		Signals:       signals,
-		Verbose:       f.verbose,
-		Records:       f.records,
-		K6Nice:        f.k6Nice,
-		Scrape:        f.scrape,
-		HelperOptions: caOpts,
+		Args:             k6Args,
+		Mock:             f.mock,
+		MockProfile:      f.mockProfile,
+		Allow:            f.allow,
+		Env:              env,
+		Stdin:            stdin,
+		Stdout:           stdout,
+		Stderr:           stderr,
+		Signals:          signals,
+		Verbose:          f.verbose,
+		Records:          f.records,
+		RecordsOverwrite: f.recOverride,
+		K6Nice:           f.k6Nice,
+		Scrape:           f.scrape,
+		HelperOptions:    caOpts,
 	})
 	if err != nil {
 		return err

@@ -47,6 +47,7 @@ func TestParseRunArgs(t *testing.T) {
 		{[]string{"--k6-nice", "x", "s.js"}, runFlags{}, nil, `--k6-nice "x"`},
 		{[]string{"--records", "r.jsonl", "--scrape=mock", "s.js"}, def(runFlags{records: "r.jsonl", scrape: "mock"}), []string{"s.js"}, ""},
 		{[]string{"--scrape"}, def(runFlags{}), nil, "--scrape needs a value"},
+		{[]string{"--records", "r.jsonl", "--records-overwrite", "s.js"}, def(runFlags{records: "r.jsonl", recOverride: true}), []string{"s.js"}, ""},
 		{[]string{"--ca-file=ca.pem", "s.js"}, def(runFlags{caFile: "ca.pem"}), []string{"s.js"}, ""},
 		{[]string{"--ca-file"}, def(runFlags{}), nil, "--ca-file needs a value"},
 	} {

@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -31,6 +34,9 @@ func keyForms() map[string]string {
 		"base64":           base64.StdEncoding.EncodeToString([]byte(e2eKey)),
 		"base64url":        base64.URLEncoding.EncodeToString([]byte(e2eKey)),
 		"basic user:key":   base64.StdEncoding.EncodeToString([]byte("user:" + e2eKey)),
+		"basic key:":       base64.StdEncoding.EncodeToString([]byte(e2eKey + ":")),
+		"basic key: url":   base64.URLEncoding.EncodeToString([]byte(e2eKey + ":")),
+		"basic key: raw":   base64.RawStdEncoding.EncodeToString([]byte(e2eKey + ":")),
 		"json-escaped":     string(j[1 : len(j)-1]),
 		"html-escaped '+'": strings.ReplaceAll(e2eKey, "+", "\\u002b"),
 		"distinct middle":  "0123456789/ABCdef", // a cut message keeps no recognisable part either
@@ -83,6 +89,21 @@ func TestKeyNeverLeaksEndToEnd(t *testing.T) {
 		mockErr.Close()
 	}()
 
+	// An upstream that echoes the credentials it receives, raw and decoded
+	// (a careless gateway): for a key as the URL's user name alone (sent as
+	// Basic base64("key:")) and a custom Basic header.
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := r.Header.Get("Authorization")
+		_, creds, _ := strings.Cut(a, " ")
+		dec, _ := base64.StdEncoding.DecodeString(creds)
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, "no: %s (%s)", a, dec)
+	}))
+	defer echo.Close()
+	t.Setenv("ECHO_USER_URL", "http://"+url.User(e2eKey).String()+"@"+strings.TrimPrefix(echo.URL, "http://")+"/v1")
+	t.Setenv("ECHO_URL", echo.URL+"/v1")
+	t.Setenv("KEY_BASIC", "Basic "+base64.StdEncoding.EncodeToString([]byte("gw-user:"+e2eKey)))
+
 	host := strings.TrimPrefix(mockURL, "http://")
 	withUser := "http://user:" + url.PathEscape(e2eKey) + "@" + host
 	script := filepath.Join(dir, "keys.js")
@@ -101,7 +122,7 @@ func TestKeyNeverLeaksEndToEnd(t *testing.T) {
 	t.Setenv("LLM_API_KEY", e2eKey)
 	t.Setenv("KEY_PATH_URL", withUser+"/"+url.PathEscape(e2eKey)+"/v1")
 	t.Setenv("KEY_QUERY", "?key="+e2eKey+"&api-key="+url.QueryEscape(e2eKey)+"&k2="+url.PathEscape(e2eKey))
-	code := realMain([]string{"run", "--verbose", script, "--no-color", "--out", "json=" + out, "--summary-export", summary}, nil, &stdout, &stderr)
+	code := realMain([]string{"run", "--verbose", "--records", filepath.Join(dir, "records.jsonl"), script, "--no-color", "--out", "json=" + out, "--summary-export", summary}, nil, &stdout, &stderr)
 	if code != 0 {
 		t.Errorf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -115,6 +136,7 @@ func TestKeyNeverLeaksEndToEnd(t *testing.T) {
 		{"check", out, "--check", "llm_ttft: p(50)<60000"},
 		{"plot", out, "-o", filepath.Join(dir, "plot.svg")},
 		{"report", out, "-o", filepath.Join(dir, "report")},
+		{"summary", filepath.Join(dir, "records.jsonl")},
 	} {
 		cmd := exec.Command(analyze, args...)
 		b, err := cmd.CombinedOutput()
@@ -131,7 +153,10 @@ func TestKeyNeverLeaksEndToEnd(t *testing.T) {
 	if b, err := os.ReadFile(mockLog); err != nil || bytes.Count(b, []byte("\n")) < 3 {
 		t.Errorf("the mock logged %d requests (%v), want ≥ 3 (the path-segment request is a 404)", bytes.Count(b, []byte("\n")), err)
 	}
-	if strings.Count(stderr.String(), "msg=stream") != 4 || !strings.Contains(stderr.String(), "http_404") {
+	if rec, err := os.ReadFile(filepath.Join(dir, "records.jsonl")); err != nil || bytes.Count(rec, []byte("\n")) != 8 {
+		t.Errorf("the records file holds %d lines (%v), want the header, 6 records and the trailer", bytes.Count(rec, []byte("\n")), err)
+	}
+	if strings.Count(stderr.String(), "msg=stream") != 6 || !strings.Contains(stderr.String(), "http_404") {
 		t.Errorf("no --verbose stream logs in the runner's stderr:\n%s", stderr.String())
 	}
 	searchArtefacts(t, dir)
@@ -176,7 +201,9 @@ func searchArtefacts(t *testing.T, dir string) {
 
 // keysScript sends the key every way: Authorization (apiKey), api-key,
 // x-api-key and x-goog-api-key headers, the query (plain and encoded), the
-// user info of LLM_BASE_URL and a path segment. The path-segment request is
+// user info of LLM_BASE_URL and a path segment; and, to an upstream that
+// echoes the credentials raw and decoded, as the URL's user name alone and in
+// a custom Basic header. The path-segment request is
 // answered 404 by the mock, whose message quotes the path: the helper must
 // redact it.
 const keysScript = `
@@ -189,11 +216,13 @@ const base = new Client({ baseURL: __ENV.LLM_BASE_URL.split('?')[0], apiKey: __E
 const anthropic = new Client({ baseURL: __ENV.LLM_BASE_URL.split('?')[0], api: 'anthropic-messages', apiKey: __ENV.LLM_API_KEY,
   model: 'mock', headers: headers });
 const inPath = new Client({ baseURL: __ENV.KEY_PATH_URL, apiKey: __ENV.LLM_API_KEY, model: 'mock', headers: headers });
+const echoUser = new Client({ baseURL: __ENV.ECHO_USER_URL, model: 'mock' });
+const echoBasic = new Client({ baseURL: __ENV.ECHO_URL, model: 'mock', headers: { Authorization: __ENV.KEY_BASIC } });
 const other = new Client({ baseURL: __ENV.LLM_BASE_URL.split('?')[0], apiKey: 'not-the-key-0123456789', model: 'mock',
   headers: { 'x-api-key': __ENV.LLM_API_KEY } });
 
 export default function () {
-  for (const c of [base, anthropic, inPath, other]) {
+  for (const c of [base, anthropic, inPath, other, echoUser, echoBasic]) {
     const r = c.chat('Say ' + __ENV.LLM_API_KEY.length + ' words.', { tags: { client: c.api } });
     console.log('result', r.ok, r.errorKind, r.error ? r.error.message : '', c.endpoint.length);
   }

@@ -1,6 +1,7 @@
 package attribution
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -16,10 +17,23 @@ import (
 // cut short is read up to the damage; that, and the records left out (no
 // TTFT: failed, warm-up or unanswered), are said on warn.
 func Read(paths []string, warn io.Writer) ([]Request, error) {
+	return ReadWith(paths, ReadOptions{}, warn)
+}
+
+// ReadOptions change how ReadWith reads.
+type ReadOptions struct {
+	// Lenient skips bad lines (records.ScanOptions.Lenient); their numbers
+	// are said on warn. Without it a bad line is an error naming its file
+	// and line.
+	Lenient bool
+}
+
+// ReadWith is Read with options.
+func ReadWith(paths []string, o ReadOptions, warn io.Writer) ([]Request, error) {
 	var reqs []Request
 	for _, path := range paths {
 		var err error
-		if reqs, err = readFile(path, reqs, warn); err != nil {
+		if reqs, err = readFile(path, o, reqs, warn); err != nil {
 			return nil, err
 		}
 	}
@@ -27,7 +41,7 @@ func Read(paths []string, warn io.Writer) ([]Request, error) {
 }
 
 // readFile appends the requests of one records file to reqs.
-func readFile(path string, reqs []Request, warn io.Writer) ([]Request, error) {
+func readFile(path string, o ReadOptions, reqs []Request, warn io.Writer) ([]Request, error) {
 	if !model.RecordsFile(path) {
 		return nil, model.Errorf("%s: not a records file: the tail's attribution reads the helper's per-request records (--records FILE, docs/records.md), whose stages k6's JSON output does not carry per request", path)
 	}
@@ -37,7 +51,7 @@ func readFile(path string, reqs []Request, warn io.Writer) ([]Request, error) {
 	}
 	defer rc.Close()
 	var skipped int
-	fst, err := records.Scan(rc, func(r *records.Record) error {
+	fst, err := records.ScanWith(rc, records.ScanOptions{Lenient: o.Lenient}, func(r *records.Record) error {
 		if q, ok := FromRecord(r); ok {
 			reqs = append(reqs, q)
 		} else {
@@ -45,8 +59,14 @@ func readFile(path string, reqs []Request, warn io.Writer) ([]Request, error) {
 		}
 		return nil
 	})
+	if le := (*records.LineError)(nil); errors.As(err, &le) {
+		return nil, model.Errorf("%s: %v (use --lenient to skip bad lines)", path, err)
+	}
 	if err != nil {
 		return nil, model.Errorf("%s: %v", path, err)
+	}
+	if note := fst.SkippedNote(); note != "" {
+		fmt.Fprintf(warn, "analyze: warning: %s: %s\n", path, note)
 	}
 	if fst.Damage != "" {
 		fmt.Fprintf(warn, "analyze: warning: %s: %s\n", path, fst.Damage)

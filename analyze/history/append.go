@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/llmstream/xk6-llmstream/internal/filelock"
 )
 
 // Append adds rec as one line at the end of the history file at path,
@@ -35,7 +37,7 @@ func Append(path string, rec Record) (note string, err error) {
 			err = fmt.Errorf("history: %s: %w", path, cerr)
 		}
 	}()
-	unlock, err := lock(f)
+	unlock, err := filelock.Lock(f)
 	if err != nil {
 		return "", fmt.Errorf("history: locking %s: %w", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/records"
 )
 
 // Input is one file to read: its path ("-" for stdin) and the label it is
@@ -136,7 +137,7 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		r.files[i] = st
 		if err != nil {
 			var le *k6json.LineError
-			if errors.As(err, &le) {
+			if errors.As(err, &le) || errors.As(err, new(*records.LineError)) {
 				return &InputError{fmt.Errorf("%w (use --lenient to skip corrupt lines)", err)}
 			}
 			return &InputError{err}

@@ -104,7 +104,7 @@ func (rr *recordReader) scan(path string, emit func(*k6json.Point) error) (k6jso
 	}
 	defer rc.Close()
 	var origin time.Time
-	fs, err := records.Scan(rc, func(rec *records.Record) error {
+	fs, err := records.ScanWith(rc, records.ScanOptions{Lenient: rr.sc.Lenient}, func(rec *records.Record) error {
 		if rec.Warmup || rec.Unanswered {
 			rr.warmup += b2i(rec.Warmup)
 			rr.unanswered += b2i(rec.Unanswered)
@@ -119,6 +119,7 @@ func (rr *recordReader) scan(path string, emit func(*k6json.Point) error) (k6jso
 	})
 	st.Lines = fs.Lines
 	st.Damage = fs.Damage
+	st.Skipped, st.SkippedLines = fs.Skipped, fs.SkippedLines
 	if err != nil {
 		return st, fmt.Errorf("%s: %w", path, err)
 	}

@@ -6,11 +6,15 @@ package redact
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Marker replaces every secret.
@@ -53,11 +57,15 @@ type Redactor struct {
 
 // New collects the secrets of a request: every value of its headers except
 // the harmless ones, and each word of such a value and what follows its first
-// space (the key after "Bearer"); the URL's user info, user name and password
-// (and the base64 "user:password" of the Basic credentials made from them);
-// and the values of its query, decoded and as written in the URL. Each secret
-// is also removed in its percent-encoded forms (query and path escaping, so
-// "+" and "%2B" forms alike). u may be nil.
+// space (the key after "Bearer"), and for a Basic value ("Basic base64") the
+// decoded "user:password", user and password; the URL's user info, user name
+// and password, and the base64 (standard, URL-safe, padded or not) of
+// "user:password", "user:" and "user" — the HTTP Basic credentials Go's
+// client makes from them, with an empty password for a user name alone; and
+// the values of its query, decoded and as written in the URL. Each secret is
+// also removed in its percent-encoded forms (query and path escaping, so "+"
+// and "%2B" forms alike) and its JSON-escaped forms (see addJSON). u may be
+// nil.
 func New(h http.Header, u *url.URL) *Redactor {
 	r := &Redactor{}
 	for name, values := range h {
@@ -66,8 +74,11 @@ func New(h http.Header, u *url.URL) *Redactor {
 		}
 		for _, v := range values {
 			r.add(v)
-			if _, rest, ok := strings.Cut(v, " "); ok {
+			if scheme, rest, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
 				r.add(rest)
+				if strings.EqualFold(scheme, "Basic") {
+					r.addBasic(strings.TrimSpace(rest))
+				}
 			}
 			for _, f := range strings.Fields(v) {
 				r.add(f)
@@ -85,11 +96,16 @@ func New(h http.Header, u *url.URL) *Redactor {
 func (r *Redactor) addURL(u *url.URL) {
 	if u.User != nil {
 		r.add(u.User.String())
-		r.add(u.User.Username())
-		if p, ok := u.User.Password(); ok {
-			r.add(p)
-			r.add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p)))
-		}
+		user := u.User.Username()
+		r.add(user)
+		// Go's client sends the user info as HTTP Basic credentials,
+		// base64("user:password"), the password empty when there is none:
+		// base64("user:") for a key given as the user name alone.
+		p, _ := u.User.Password()
+		r.add(p)
+		r.addBase64(user + ":" + p)
+		r.addBase64(user)
+		r.addBase64(user + ":")
 	}
 	for _, vs := range u.Query() {
 		for _, v := range vs {
@@ -104,7 +120,40 @@ func (r *Redactor) addURL(u *url.URL) {
 	}
 }
 
-// add collects s and its percent-encoded forms.
+// addBasic collects the credentials of an HTTP Basic header value (its
+// base64 part): "user:password", the user and the password, decoded, as a
+// server may echo them.
+func (r *Redactor) addBasic(creds string) {
+	for _, enc := range base64Encodings {
+		b, err := enc.DecodeString(creds)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		r.add(s)
+		if user, pass, ok := strings.Cut(s, ":"); ok {
+			r.add(user)
+			r.add(pass)
+		}
+		return
+	}
+}
+
+// base64Encodings are the four base64 alphabets and paddings.
+var base64Encodings = []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding}
+
+// addBase64 collects the base64 forms of s (when s itself is long enough to
+// be a secret: "user:" with a short user is not).
+func (r *Redactor) addBase64(s string) {
+	if len(strings.TrimSuffix(s, ":")) < MinSecret {
+		return
+	}
+	for _, enc := range base64Encodings {
+		r.addOne(enc.EncodeToString([]byte(s)))
+	}
+}
+
+// add collects s and its percent-encoded and JSON-escaped forms.
 func (r *Redactor) add(s string) {
 	s = strings.TrimSpace(s)
 	if len(s) < MinSecret {
@@ -118,6 +167,54 @@ func (r *Redactor) add(s string) {
 	if p := url.PathEscape(s); p != s {
 		r.addOne(p)
 	}
+	r.addJSON(s)
+}
+
+// addJSON collects the ways JSON writers escape s inside a string, as a
+// server echoing it in a JSON body writes it: Go's encoding/json (with its
+// \u003c, \u003e, \u0026 HTML escapes, and without them), every non-ASCII
+// character as \uXXXX (JavaScript's and Python's ASCII-only output), and
+// each of these with "/" written "\/".
+func (r *Redactor) addJSON(s string) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	forms := make([]string, 0, 3)
+	for _, html := range []bool{true, false} {
+		b.Reset()
+		enc.SetEscapeHTML(html)
+		if enc.Encode(s) != nil {
+			return
+		}
+		q := strings.TrimSuffix(b.String(), "\n")
+		forms = append(forms, q[1:len(q)-1])
+	}
+	forms = append(forms, asciiJSON(forms[0]))
+	for _, f := range forms {
+		if f != s {
+			r.addOne(f)
+		}
+		if e := strings.ReplaceAll(f, "/", `\/`); e != f {
+			r.addOne(e)
+		}
+	}
+}
+
+// asciiJSON writes each non-ASCII character of an escaped JSON string as
+// \uXXXX (a UTF-16 surrogate pair above U+FFFF), lower-case hex as Go
+// writes its own escapes.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c < utf8.RuneSelf {
+			b.WriteRune(c)
+			continue
+		}
+		units := utf16.Encode([]rune{c})
+		for _, u := range units {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+	}
+	return b.String()
 }
 
 func (r *Redactor) addOne(s string) {

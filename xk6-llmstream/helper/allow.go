@@ -2,6 +2,7 @@ package helper
 
 import (
 	"fmt"
+	"math/big"
 	"net"
 	"net/netip"
 	"net/url"
@@ -56,7 +57,111 @@ func ParseAllowList(entries ...string) (*AllowList, error) {
 			a.rules = append(a.rules, r)
 		}
 	}
+	if err := a.checkCoverage(); err != nil {
+		return nil, err
+	}
 	return a, nil
+}
+
+// The open-proxy bounds: the most public addresses the IP entries of one
+// allow-list may cover together (overlaps counted once; private and loopback
+// ranges not counted; a port restriction does not lessen the count). 2^24
+// is an IPv4 /8, already more than any one provider's API endpoints; 2^112
+// is an IPv6 /16. Sets larger than these — 0.0.0.0/1 with 128.0.0.0/1, ::/1,
+// 2000::/3 — make the helper an open proxy in all but name.
+const (
+	MaxPublicIPv4Log2 = 24
+	MaxPublicIPv6Log2 = 112
+)
+
+// notCounted are the ranges the bounds leave out: loopback and private
+// addresses (RFC 1918, RFC 4193), which reach no one else's server. Link-local
+// (169.254.0.0/16, with cloud metadata services) is counted.
+var notCounted = []netip.Prefix{
+	netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("127.0.0.0/8"),
+	netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("::1/128"),
+}
+
+// checkCoverage refuses IP entries that together cover more public
+// addresses of one family than its bound.
+func (a *AllowList) checkCoverage() error {
+	for _, fam := range []struct {
+		v4   bool
+		log2 uint
+		name string
+	}{{true, MaxPublicIPv4Log2, "IPv4"}, {false, MaxPublicIPv6Log2, "IPv6"}} {
+		var ps []netip.Prefix
+		var texts []string
+		for _, r := range a.rules {
+			p := r.prefix
+			if r.addr.IsValid() {
+				p = netip.PrefixFrom(r.addr, r.addr.BitLen())
+			}
+			if p.IsValid() && p.Addr().Is4() == fam.v4 {
+				ps = append(ps, p)
+				texts = append(texts, r.text)
+			}
+		}
+		n := publicAddresses(ps)
+		limit := new(big.Int).Lsh(big.NewInt(1), fam.log2)
+		if n.Cmp(limit) > 0 {
+			return fmt.Errorf("allow-list entries %s together allow %s public %s addresses, more than the 2^%d the helper accepts "+
+				"(private and loopback ranges not counted): that would make it an open proxy; list the hosts or narrower prefixes instead",
+				strings.Join(texts, ", "), approx(n), fam.name, fam.log2)
+		}
+	}
+	return nil
+}
+
+// publicAddresses counts the addresses of the union of ps (one family)
+// outside notCounted. Two prefixes are nested or disjoint, so the union is
+// the prefixes that no other contains, and each notCounted range is inside
+// one of them, holds one of them, or is apart.
+func publicAddresses(ps []netip.Prefix) *big.Int {
+	total := new(big.Int)
+	for i, p := range ps {
+		outer := false
+		for j, q := range ps {
+			if i != j && q.Bits() <= p.Bits() && q.Contains(p.Addr()) && (q.Bits() < p.Bits() || j < i) {
+				outer = true // inside q (or the same prefix listed earlier)
+				break
+			}
+		}
+		if outer {
+			continue
+		}
+		n := size(p)
+		for _, e := range notCounted {
+			switch {
+			case e.Addr().Is4() != p.Addr().Is4():
+			case e.Bits() <= p.Bits() && e.Contains(p.Addr()):
+				n.SetInt64(0)
+			case p.Bits() < e.Bits() && p.Contains(e.Addr()):
+				n.Sub(n, size(e))
+			}
+		}
+		total.Add(total, n)
+	}
+	return total
+}
+
+// size is the number of addresses of p.
+func size(p netip.Prefix) *big.Int {
+	return new(big.Int).Lsh(big.NewInt(1), uint(p.Addr().BitLen()-p.Bits()))
+}
+
+// approx writes n as a power of two when it is one, else in full (IPv4) or
+// as about 2^k.
+func approx(n *big.Int) string {
+	k := n.BitLen() - 1
+	if new(big.Int).Lsh(big.NewInt(1), uint(k)).Cmp(n) == 0 {
+		return fmt.Sprintf("2^%d", k)
+	}
+	if n.IsInt64() {
+		return n.String()
+	}
+	return fmt.Sprintf("about 2^%d", k)
 }
 
 func parseAllowRule(e string) (allowRule, error) {

@@ -44,7 +44,7 @@ func (t *allowTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, fmt.Errorf("helper: upstream host %q (reached by a redirect) is not on the allow-list", req.URL.Host)
 	}
-	return t.next.RoundTrip(req)
+	return t.next.RoundTrip(withoutCredentialsAcrossHosts(req))
 }
 
 // CloseIdleConnections closes the transport's idle connections.

@@ -231,3 +231,50 @@ func validHeaderName(s string) bool {
 	}
 	return true
 }
+
+// withoutCredentialsAcrossHosts is the request a redirect sends: req itself,
+// or, when the redirect chain has left the first request's host (for one of
+// its hops or for req), a copy that carries no credentials there — only the
+// harmless headers (redact.Harmless: Content-Type, Accept, Anthropic-Version,
+// …) and HopHeader are kept; Authorization, x-api-key, api-key,
+// x-goog-api-key, Cookie, Proxy-Authorization and every other header the
+// request gave (all of which the redaction treats as secrets) are dropped,
+// and so is the Referer, which carries the first URL's query. Go's client
+// alone forwards all of them but Authorization and Cookie, and those too to
+// another port of the same host name.
+//
+// A host is scheme, host name and port (an origin, RFC 6454): another port
+// is another server, which may belong to someone else, so it gets no keys.
+func withoutCredentialsAcrossHosts(req *http.Request) *http.Request {
+	if req.Response == nil { // not a redirect
+		return req
+	}
+	cross := false
+	for prev := req.Response.Request; prev != nil && !cross; {
+		cross = origin(prev.URL) != origin(req.URL)
+		if prev.Response == nil {
+			break
+		}
+		prev = prev.Response.Request
+	}
+	if !cross {
+		return req
+	}
+	out := req.Clone(req.Context())
+	for name := range out.Header {
+		if !redact.Harmless(http.CanonicalHeaderKey(name)) && http.CanonicalHeaderKey(name) != HopHeader {
+			delete(out.Header, name)
+		}
+	}
+	return out
+}
+
+// origin is a URL's scheme, lower-case host name and port (the scheme's
+// default when it has none).
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")) + ":" + port
+}

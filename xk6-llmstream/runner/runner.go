@@ -63,6 +63,9 @@ type Config struct {
 	// Records is a file the helper writes per-request records to
 	// (docs/records.md); empty writes none.
 	Records string
+	// RecordsOverwrite lets Records replace an existing file that is not a
+	// records file (run --records-overwrite).
+	RecordsOverwrite bool
 	// K6Nice lowers k6's CPU priority below the runner's (and so the
 	// helper's) by that many nice steps, 0 to MaxK6Nice; 0 leaves it equal.
 	// The command line's default is DefaultK6Nice (see there why).
@@ -82,9 +85,10 @@ type Config struct {
 // environment pointing at them, forwards signals, stops everything once k6
 // has exited and returns k6's exit code (128+N when k6 was killed by signal
 // N). err is set only when the runner itself failed: k6 not found, the helper
-// or mock could not start, k6 could not be started. When ctx ends, k6 is
+// or mock could not start, k6 could not be started, the records file could
+// not be written (then code is still k6's). When ctx ends, k6 is
 // interrupted, and killed if it has not stopped within KillGrace.
-func Run(ctx context.Context, cfg Config) (int, error) {
+func Run(ctx context.Context, cfg Config) (code int, err error) {
 	env := cfg.Env
 	if env == nil {
 		env = os.Environ()
@@ -138,7 +142,13 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer closeRecords() // after the helper's shutdown: every record is in
+	defer func() { // after the helper's shutdown: every record is in
+		// A records file that could not be written fails the run, as it
+		// fails the helper command: its analysis would miss requests.
+		if rerr := closeRecords(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
 	opts := append(helperOptions(cfg, token, allowList, stderr), recOpts...)
 	hs, err := helper.Start(helper.DefaultAddr, opts...)
 	if err != nil {
@@ -167,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		say("warning: %s", note)
 	}
 
-	code, err := supervise(ctx, cmd, waitErr, cfg.Signals, say)
+	code, err = supervise(ctx, cmd, waitErr, cfg.Signals, say)
 	if err != nil {
 		return 0, err
 	}
@@ -221,18 +231,23 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 // recordOptions are the helper's options for cfg.Records and cfg.Scrape,
 // and the function that closes the records file and stops the sampler once
 // the helper has shut down.
-func recordOptions(cfg Config, mock *mockServer, say func(string, ...any)) ([]helper.Option, func(), error) {
+func recordOptions(cfg Config, mock *mockServer, say func(string, ...any)) ([]helper.Option, func() error, error) {
 	if cfg.Records == "" {
 		if cfg.Scrape != "" {
 			return nil, nil, fmt.Errorf("--scrape needs --records: it stamps each record with the server's queue depth")
 		}
-		return nil, func() {}, nil
+		return nil, func() error { return nil }, nil
 	}
 	sampler, err := startSampler(cfg.Scrape, mock, say)
 	if err != nil {
 		return nil, nil, err
 	}
-	rw, err := helper.CreateRecords(cfg.Records)
+	rw, err := helper.OpenRecords(cfg.Records, helper.RecordsOptions{
+		Overwrite: cfg.RecordsOverwrite,
+		OnError: func(err error) {
+			say("error: %v: the records from here on are lost (counted); the run will fail", err)
+		},
+	})
 	if err != nil {
 		sampler.Stop()
 		return nil, nil, err
@@ -241,16 +256,14 @@ func recordOptions(cfg Config, mock *mockServer, say func(string, ...any)) ([]he
 	if sampler != nil {
 		opts = append(opts, helper.WithServerSampler(sampler))
 	}
-	return opts, func() {
+	return opts, func() error {
 		msg, err := helper.CloseRecords(rw)
-		if err != nil {
-			say("warning: records %s: %v", cfg.Records, err)
-		}
 		say("records %s: %s", cfg.Records, msg)
 		if sampler != nil {
 			st := sampler.Stop()
 			say("scrapes: %d ok, %d failed%s", st.Scrapes, st.Errors, lastError(st.LastError))
 		}
+		return err
 	}, nil
 }
 
