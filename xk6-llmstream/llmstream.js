@@ -24,7 +24,7 @@ import { SharedArray } from 'k6/data';
 import { Trend, Counter, Rate } from 'k6/metrics';
 
 /** The module's version. */
-export const VERSION = '0.1.0';
+export const VERSION = '0.2.0';
 
 /** The dialects a Client speaks and the endpoint path each uses by default. */
 export const APIS = Object.freeze({

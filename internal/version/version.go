@@ -21,7 +21,7 @@ import (
 
 // Version is the release version of the binaries and of llmstream.js (its
 // VERSION export); the two must match.
-var Version = "0.1.0"
+var Version = "0.2.0"
 
 // Commit is the git commit the binary was built from, when set at link time.
 var Commit = ""
