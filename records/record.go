@@ -1,8 +1,8 @@
 // Package records is the format of the per-request records the helper writes
 // with --records FILE, and its reader: the contract between the helper, which
-// writes them, and analyze, which reads them (docs/records.md). It depends on
-// nothing else in the module, so analyze can import it without the k6 side's
-// code.
+// writes them, and analyze, which reads them (docs/records.md). It depends
+// only on internal/filelock (the writer's lock), so analyze can import it
+// without the k6 side's code.
 //
 // A records file is JSON Lines, optionally gzip-compressed: a Header line, one
 // Record line per request in the order the requests ended, and a Trailer line

@@ -129,7 +129,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return usagef("--allow: %v", err)
 	}
-	caOpts, err := caFileOptions(f.caFile)
+	caOpts, _, err := caFileOptions(f.caFile)
 	if err != nil {
 		return err
 	}
@@ -214,17 +214,18 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return shutErr
 }
 
-// caFileOptions are the helper's options for --ca-file path (none when
-// empty): the system's roots and the file's certificates trusted.
-func caFileOptions(path string) ([]helper.Option, error) {
+// caFileOptions are the helper's and the scraper's options for --ca-file
+// path (none when empty): the system's roots and the file's certificates
+// trusted, for https upstreams and https scrapes alike.
+func caFileOptions(path string) ([]helper.Option, []serverstats.Option, error) {
 	if path == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	pool, err := helper.LoadCAFile(path)
 	if err != nil {
-		return nil, usagef("--ca-file: %v", err)
+		return nil, nil, usagef("--ca-file: %v", err)
 	}
-	return []helper.Option{helper.WithRootCAs(pool)}, nil
+	return []helper.Option{helper.WithRootCAs(pool)}, []serverstats.Option{serverstats.WithRootCAs(pool)}, nil
 }
 
 // helperSampler checks --scrape and --scrape-interval and starts the
@@ -244,14 +245,11 @@ func helperSampler(f *helperFlags, allow *helper.AllowList) (*serverstats.Sample
 	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
 		return nil, usageError{err}
 	}
-	opts := []serverstats.Option{serverstats.WithAllow(allow.Allows)}
-	if f.caFile != "" {
-		pool, err := helper.LoadCAFile(f.caFile)
-		if err != nil {
-			return nil, usagef("--ca-file: %v", err)
-		}
-		opts = append(opts, serverstats.WithRootCAs(pool))
+	_, caOpts, err := caFileOptions(f.caFile)
+	if err != nil {
+		return nil, err
 	}
+	opts := append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, caOpts...)
 	s, err := serverstats.StartSampler(f.scrape, f.scrapeEvery, opts...)
 	if errors.Is(err, serverstats.ErrRefused) {
 		return nil, usagef("--scrape: %v", err)

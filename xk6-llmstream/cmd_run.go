@@ -189,7 +189,7 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err := checkRunScrape(f); err != nil {
 		return err
 	}
-	caOpts, err := caFileOptions(f.caFile)
+	caOpts, scrapeCAOpts, err := caFileOptions(f.caFile)
 	if err != nil {
 		return err
 	}
@@ -209,6 +209,7 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		K6Nice:           f.k6Nice,
 		Scrape:           f.scrape,
 		HelperOptions:    caOpts,
+		ScrapeOptions:    scrapeCAOpts,
 	})
 	if err != nil {
 		return err

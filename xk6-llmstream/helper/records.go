@@ -2,9 +2,7 @@ package helper
 
 import (
 	"fmt"
-	"os"
 
-	"github.com/llmstream/xk6-llmstream/internal/version"
 	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
@@ -92,16 +90,9 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 	return out
 }
 
-// CreateRecords creates the records file at path (gzip when it ends in .gz)
-// with the helper's name, version and instance in its header. Pass it to
-// WithRecords and close it after the server has shut down.
-func CreateRecords(path string) (*records.Writer, error) {
-	host, _ := os.Hostname()
-	return records.Create(path, records.Options{
-		Writer:   "xk6-llmstream helper " + version.Version,
-		Instance: fmt.Sprintf("%s/%d", host, os.Getpid()),
-	})
-}
+// CreateRecords is OpenRecords with the default options: a file that is
+// not a records file is refused, a write error is returned at close.
+func CreateRecords(path string) (*records.Writer, error) { return OpenRecords(path, RecordsOptions{}) }
 
 // CloseRecords closes w and says what it wrote, for the helper's last log
 // line; it is nil-safe.

@@ -24,7 +24,7 @@ type RecordsOptions struct {
 	OnError func(error)
 }
 
-// OpenRecords is CreateRecords with o: it creates the records file at path
+// OpenRecords creates the records file at path
 // (gzip when it ends in .gz), locked against a second writer, with the
 // helper's name, version and instance in its header. A refusal to replace a
 // file that is not a records file names the file and OverwriteFlag.

@@ -3,6 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/loadgen"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -62,9 +65,16 @@ func (c *lateClock) sleep(d time.Duration) {
 func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
 	t.Parallel()
 	clk := &lateClock{lag: 3 * time.Millisecond}
-	env, _ := fakeEnv(t, "FAKE_K6_PROBE=/v1/chat/completions")
+	// The warning needs loadgen.MinSamples answered requests (one
+	// llm_client_lag sample each); a fast mock keeps them short.
+	profile := filepath.Join(t.TempDir(), "fast.json")
+	if err := os.WriteFile(profile, []byte(`{"seed": 1, "slots": 8, "default": {"prefill": {"base": "1ms", "jitter": {"dist": "none"}},
+	  "itl": {"base": "1ms", "jitter": {"dist": "none"}}, "output_tokens": 2}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, _ := fakeEnv(t, "FAKE_K6_PROBE="+strings.Repeat("/v1/chat/completions ", loadgen.MinSamples))
 	var stderr lockedBuffer
-	_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr,
+	_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr, MockProfile: profile,
 		HelperOptions: []helper.Option{helper.WithClock(clk.now, clk.sleep)}})
 	if err != nil {
 		t.Fatal(err)
@@ -90,5 +100,19 @@ func TestReportHealth(t *testing.T) {
 		if !strings.HasPrefix(got.String(), tc.want) || (tc.want == "") != (got.Len() == 0) {
 			t.Errorf("reportHealth(%+v) said %q, want %q…", tc.h, got.String(), tc.want)
 		}
+	}
+}
+
+// TestRunScrapeFollowsTheAllowList: run's --scrape is held to the run's
+// allow-list as the helper's is (a TEST-NET address is refused before any
+// scrape: nothing outside loopback is contacted).
+func TestRunScrapeFollowsTheAllowList(t *testing.T) {
+	t.Parallel()
+	env, _ := fakeEnv(t)
+	var stderr lockedBuffer
+	_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr, Mock: true,
+		Records: filepath.Join(t.TempDir(), "r.jsonl"), Scrape: "http://192.0.2.1:9/metrics"})
+	if err == nil || !strings.Contains(err.Error(), "192.0.2.1") {
+		t.Fatalf("run --scrape off the allow-list: %v, want a refusal naming the host\n%s", err, stderr.String())
 	}
 }

@@ -77,6 +77,9 @@ type Config struct {
 	Scrape string
 	// HelperOptions are added to the helper's options (tests, benchmarks).
 	HelperOptions []helper.Option
+	// ScrapeOptions are added to the --scrape sampler's options (the CA
+	// roots of --ca-file); the run's allow-list is always applied.
+	ScrapeOptions []serverstats.Option
 	// OnMock, when set, is told the mock's base URL once it listens.
 	OnMock func(url string)
 }
@@ -138,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	recOpts, closeRecords, err := recordOptions(cfg, mock, say)
+	recOpts, closeRecords, err := recordOptions(cfg, mock, allowList, say)
 	if err != nil {
 		return 0, err
 	}
@@ -231,14 +234,14 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 // recordOptions are the helper's options for cfg.Records and cfg.Scrape,
 // and the function that closes the records file and stops the sampler once
 // the helper has shut down.
-func recordOptions(cfg Config, mock *mockServer, say func(string, ...any)) ([]helper.Option, func() error, error) {
+func recordOptions(cfg Config, mock *mockServer, allow *helper.AllowList, say func(string, ...any)) ([]helper.Option, func() error, error) {
 	if cfg.Records == "" {
 		if cfg.Scrape != "" {
 			return nil, nil, fmt.Errorf("--scrape needs --records: it stamps each record with the server's queue depth")
 		}
 		return nil, func() error { return nil }, nil
 	}
-	sampler, err := startSampler(cfg.Scrape, mock, say)
+	sampler, err := startSampler(cfg.Scrape, mock, append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, cfg.ScrapeOptions...), say)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,7 +272,7 @@ func recordOptions(cfg Config, mock *mockServer, say func(string, ...any)) ([]he
 
 // startSampler scrapes the URL of --scrape (serverstats.Mock: the run's
 // mock); nil without one.
-func startSampler(scrape string, mock *mockServer, say func(string, ...any)) (*serverstats.Sampler, error) {
+func startSampler(scrape string, mock *mockServer, opts []serverstats.Option, say func(string, ...any)) (*serverstats.Sampler, error) {
 	url := scrape
 	switch {
 	case scrape == "":
@@ -282,7 +285,7 @@ func startSampler(scrape string, mock *mockServer, say func(string, ...any)) (*s
 	if err := serverstats.CheckURL("--scrape", url); err != nil {
 		return nil, err
 	}
-	s, err := serverstats.StartSampler(url, serverstats.DefaultInterval)
+	s, err := serverstats.StartSampler(url, serverstats.DefaultInterval, opts...)
 	if err == nil {
 		say("scraping %s every %v: each record carries the server's queue depth (server_waiting) and running requests", url, serverstats.DefaultInterval)
 	}
