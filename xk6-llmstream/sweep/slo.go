@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"strconv"
 
 	"github.com/llmstream/xk6-llmstream/analyze/check"
@@ -10,25 +11,29 @@ import (
 
 // The metrics the sweep reads besides the SLO's.
 const (
-	MetricTTFT     = "llm_ttft"
-	MetricTPOT     = "llm_tpot"
-	MetricITL      = "llm_itl"
-	MetricFailed   = "llm_requests_failed"
-	MetricOutput   = "llm_output_tokens"
+	MetricTTFT     = metrics.TTFT
+	MetricTPOT     = metrics.TPOT
+	MetricITL      = metrics.ITL
+	MetricFailed   = metrics.RequestsFailed
+	MetricOutput   = metrics.OutputTokens
 	MetricDropped  = "dropped_iterations"
-	RequestIDKey   = "llm_request_id" // the metadata key llmstream.js sets
-	DefaultMaxFail = 0.01             // --max-failure-rate
+	DefaultMaxFail = 0.01 // --max-failure-rate
 )
 
-// knownTypes are the k6 types of llmstream.js's metrics, so an SLO that
-// cannot apply is refused before any level runs.
-var knownTypes = map[string]k6json.Type{
-	"llm_ttft": k6json.Trend, "llm_ttft_answer": k6json.Trend, "llm_tpot": k6json.Trend,
-	"llm_itl": k6json.Trend, "llm_e2e": k6json.Trend,
-	"llm_output_tokens": k6json.Counter, "llm_input_tokens": k6json.Counter,
-	"llm_requests_failed": k6json.Rate, "llm_slo_met": k6json.Rate,
-	"dropped_iterations": k6json.Counter, "iterations": k6json.Counter,
-}
+// knownTypes are the k6 types of llmstream.js's metrics (metrics.Builtin)
+// and of k6's own the sweep reads, so an SLO that cannot apply is refused
+// before any level runs.
+var knownTypes = func() map[string]k6json.Type {
+	out := map[string]k6json.Type{"dropped_iterations": k6json.Counter, "iterations": k6json.Counter}
+	for _, m := range metrics.Builtin {
+		t, err := k6json.ParseType(string(m.Type))
+		if err != nil {
+			panic(err) // metrics.Builtin names k6's types
+		}
+		out[m.Name] = t
+	}
+	return out
+}()
 
 // ParseSLO parses the --slo expressions ("llm_ttft: p(99)<2000", k6's
 // threshold syntax, several expressions per metric allowed) and adds the
