@@ -49,7 +49,11 @@ func (c nodeCase) String() string {
 	if c.Stream {
 		mode = "stream"
 	}
-	return fmt.Sprintf("%s/%s/%s/%s", c.SDK, c.Dialect, mode, c.Model)
+	name := fmt.Sprintf("%s/%s/%s/%s", c.SDK, c.Dialect, mode, c.Model)
+	if c.MaxTokens > 0 {
+		name += "-cut"
+	}
+	return name
 }
 
 // nodeSDKs are the node SDKs and the dialects each speaks.
