@@ -115,6 +115,13 @@ func TestNodeSDKs(t *testing.T) {
 		}
 	}
 
+	// Paths the mock does not serve, under the ollama and Cohere prefixes.
+	unknown := map[int]bool{}
+	for _, sdk := range []string{"ollama", "cohere"} {
+		unknown[len(cases)] = true
+		add(nodeCase{SDK: sdk, Dialect: "unknown-path", Model: "plain"})
+	}
+
 	in, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +143,10 @@ func TestNodeSDKs(t *testing.T) {
 	}
 	for i, c := range cases {
 		r := results[i]
+		if unknown[i] {
+			t.Run(c.SDK+"/unknown-path", func(t *testing.T) { checkUnknownPath(t, c, r) })
+			continue
+		}
 		t.Run(c.String(), func(t *testing.T) { checkNode(t, c, r) })
 	}
 }
@@ -275,5 +286,15 @@ func checkNodeFault(t *testing.T, c nodeCase, r nodeResult) {
 	}
 	if c.fault == errorEvent && c.SDK == "cohere" && r.Finish != "ERROR" {
 		t.Errorf("cohere finish %q; want ERROR", r.Finish)
+	}
+}
+
+// checkUnknownPath: a path the mock does not serve gets 404 in the API's own
+// error shape, so the SDK raises its own error with the mock's message (not
+// "[object Object]", what ollama-js made of OpenAI's shape).
+func checkUnknownPath(t *testing.T, c nodeCase, r nodeResult) {
+	class := map[string]string{"ollama": "ResponseError", "cohere": "NotFoundError"}[c.SDK]
+	if r.Error == nil || r.Error.Class != class || r.Error.Status != 404 || !strings.Contains(r.Error.Message, "no endpoint") {
+		t.Errorf("error %+v; want %s 404 with the mock's message", r.Error, class)
 	}
 }

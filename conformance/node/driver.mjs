@@ -188,6 +188,13 @@ const runners = {
     r.input_tokens = f.usage?.tokens?.inputTokens ?? -1;
     r.output_tokens = f.usage?.tokens?.outputTokens ?? -1;
   },
+  // Endpoints the mock does not serve: each SDK must get its API's own error.
+  async 'ollama/unknown-path'(c, r) {
+    await ollama.generate({ model: c.model, prompt, stream: false });
+  },
+  async 'cohere/unknown-path'(c, r) {
+    await cohere.embed({ model: c.model, texts: [prompt], inputType: 'search_query', embeddingTypes: ['float'] }, { maxRetries: 0 });
+  },
   async 'ollama/ollama'(c, r) {
     const req = { model: c.model, messages, options: c.max_tokens ? { num_predict: c.max_tokens } : {} };
     const take = (part) => {

@@ -253,3 +253,16 @@ func TestUnknownPathsAndMethodsAnswerInTheirAPIsShape(t *testing.T) {
 		}
 	}
 }
+
+func TestGeminiNotStreamedIsTheArrayGoogleSendsWithoutSSE(t *testing.T) {
+	t.Parallel()
+	_, url := startServer(t, Config{Default: ModelConfig{OutputTokens: FixedCount(4), Faults: Faults{NotStreamed: 1}}})
+	res := post(t, url+"/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	var chunks []map[string]any
+	if err := json.Unmarshal(res.body, &chunks); err != nil || len(chunks) != 1 || !strings.HasPrefix(res.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("want one GenerateContentResponse in a JSON array (application/json), as Google answers streamGenerateContent without alt=sse; got %s %q (%v)", res.header.Get("Content-Type"), res.body, err)
+	}
+	if chunks[0]["candidates"] == nil || chunks[0]["usageMetadata"] == nil {
+		t.Errorf("the chunk lacks candidates or usageMetadata: %v", chunks[0])
+	}
+}
