@@ -1,7 +1,9 @@
 // Package mockllm is a mock LLM server that speaks the streaming APIs the
-// xk6-llmstream engine measures — OpenAI chat completions, OpenAI completions and
-// Anthropic messages — with a seeded latency model, injected faults and
-// ground-truth timestamps.
+// xk6-llmstream engine measures — OpenAI chat completions, completions and
+// Responses, Anthropic messages, Gemini, Cohere v2 chat and ollama — with a
+// seeded latency model, injected faults and ground-truth timestamps. Its wire
+// formats follow the providers' (the recordings in testdata/sse); the nested
+// module conformance/ runs the official SDKs against it.
 //
 // A Server is an http.Handler, so tests start it with httptest.NewServer:
 //

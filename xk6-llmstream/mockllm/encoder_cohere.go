@@ -88,7 +88,8 @@ func (e cohereEncoder) token(g *gen, reasoning bool, from, n int) {
 	g.buf = g.stamp(b, kind, n)
 }
 
-// usage appends Cohere's usage object.
+// usage appends Cohere's usage object: the tokens sent, also when an error
+// ends the stream early.
 func (cohereEncoder) usage(b []byte, g *gen) []byte {
 	for i, name := range []string{`"billed_units":{"input_tokens":`, `"tokens":{"input_tokens":`} {
 		if i > 0 {
@@ -97,7 +98,7 @@ func (cohereEncoder) usage(b []byte, g *gen) []byte {
 		b = append(b, name...)
 		b = appendInt(b, g.input)
 		b = append(b, `,"output_tokens":`...)
-		b = appendInt(b, g.total)
+		b = appendInt(b, g.sent)
 		b = append(b, '}')
 	}
 	return b

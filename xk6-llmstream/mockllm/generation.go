@@ -263,6 +263,11 @@ func (g *gen) plan(req *genRequest) {
 	if !req.Stream && (g.fault == FaultNotStreamed || g.fault.midstream()) {
 		g.fault = FaultNone // stream faults need a stream; the draw still happened
 	}
+	if g.fault == FaultNotStreamed && g.d == gemini {
+		// What Google answers a streamGenerateContent without alt=sse: the
+		// chunks in one JSON array (application/json).
+		req.GeminiArray = true
+	}
 
 	lr := requestRand(s.cfg.Seed, g.seq, purposeLength)
 	limit := min(req.MaxTokens, maxOutputTokens)

@@ -210,11 +210,23 @@ func (s *Server) keyOK(r *http.Request) bool {
 	return false
 }
 
-// dialectOf guesses the dialect of error answers for non-generation paths:
-// Anthropic clients send anthropic-version.
+// dialectOf is the dialect of error answers for paths that are not a
+// generation endpoint: each API's own prefix (ollama /api/, Cohere /v2/,
+// Gemini /v1beta/), Anthropic for /v1/messages or a request with
+// anthropic-version, OpenAI otherwise.
 func dialectOf(r *http.Request) dialect {
-	if strings.HasSuffix(r.URL.Path, "/messages") || r.Header.Get("anthropic-version") != "" {
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, "/api/"):
+		return ollama
+	case strings.HasPrefix(p, "/v2/"):
+		return cohere
+	case strings.HasPrefix(p, "/v1beta/"):
+		return gemini
+	case strings.HasSuffix(p, "/messages") || r.Header.Get("anthropic-version") != "":
 		return anthropicMessages
+	case p == "/v1/responses":
+		return openAIResponses
 	}
 	return openAIChat
 }
@@ -237,7 +249,11 @@ var allowed = map[string]string{
 }
 
 func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
-	if m, ok := allowed[r.URL.Path]; ok {
+	m, ok := allowed[r.URL.Path]
+	if !ok && strings.HasPrefix(r.URL.Path, "/v1beta/models/") && strings.Contains(r.URL.Path, ":") {
+		m, ok = http.MethodPost, true // a Gemini generation path
+	}
+	if ok {
 		w.Header().Set("Allow", m)
 		writeError(w, dialectOf(r), http.StatusMethodNotAllowed, "method_not_allowed",
 			fmt.Sprintf("%s %s: method not allowed, use %s", r.Method, r.URL.Path, m))
