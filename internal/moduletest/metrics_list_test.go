@@ -2,6 +2,7 @@ package moduletest
 
 import (
 	"encoding/json"
+	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"github.com/llmstream/xk6-llmstream/records"
 	"reflect"
 	"slices"
@@ -14,7 +15,7 @@ import (
 
 // TestModuleMetricsAreGos: the module's metric names, types and time flags
 // are metrics.Builtin's, the one list (the module's copy is checked here, as
-// are its metadata keys).
+// are its metadata keys and its endpoint paths against internal/endpoints).
 func TestModuleMetricsAreGos(t *testing.T) {
 	t.Parallel()
 	h := newFakeHelper(t, nil)
@@ -24,16 +25,21 @@ export default function () {
   const names = Object.values(llmstream.METRICS).concat(Object.values(llmstream.WORKLOAD_METRICS));
   console.log('NAMES ' + JSON.stringify(names));
   console.log('META ' + JSON.stringify([llmstream.REQUEST_ID_METADATA, llmstream.ENTRY_ID_METADATA]));
+  console.log('APIS ' + JSON.stringify(llmstream.APIS));
 }
 `)
 	res := run(t, path, env(h), k6sim.Config{}, false)
 	var names, meta []string
+	var apis map[string]string
 	for _, line := range res.Console {
 		if _, s, ok := strings.Cut(line, "NAMES "); ok {
 			_ = json.Unmarshal([]byte(s), &names)
 		}
 		if _, s, ok := strings.Cut(line, "META "); ok {
 			_ = json.Unmarshal([]byte(s), &meta)
+		}
+		if _, s, ok := strings.Cut(line, "APIS "); ok {
+			_ = json.Unmarshal([]byte(s), &apis)
 		}
 	}
 	var want []string
@@ -55,6 +61,14 @@ export default function () {
 	}
 	if !slices.Equal(meta, []string{metrics.RequestIDMetadata, metrics.EntryIDMetadata}) {
 		t.Errorf("the module's metadata keys %v", meta)
+	}
+	// The module's default endpoint paths are internal/endpoints', the one list.
+	want2 := map[string]string{}
+	for _, e := range endpoints.Generation {
+		want2[e.Dialect] = e.Path
+	}
+	if !reflect.DeepEqual(apis, want2) {
+		t.Errorf("the module's APIS %v, internal/endpoints %v", apis, want2)
 	}
 }
 

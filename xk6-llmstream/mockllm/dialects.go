@@ -19,16 +19,6 @@ const (
 	ollama          dialect = "ollama"
 )
 
-// handleDialects registers the endpoints of the newer dialects. Gemini's
-// model and method share the last path segment ({model}:streamGenerateContent),
-// which parseGemini splits.
-func (s *Server) handleDialects() {
-	s.mux.HandleFunc("POST /v1/responses", s.generation(openAIResponses))
-	s.mux.HandleFunc("POST /v1beta/models/{call}", s.generation(gemini))
-	s.mux.HandleFunc("POST /v2/chat", s.generation(cohere))
-	s.mux.HandleFunc("POST /api/chat", s.generation(ollama))
-}
-
 // streamContentType is the Content-Type of a streamed answer: NDJSON for
 // ollama, server-sent events for the others.
 func streamContentType(d dialect) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"net/http"
 	"strings"
 	"sync"
@@ -74,13 +75,12 @@ func New(cfg Config) (*Server, error) {
 		s.log = newLogWriter(cfg.Log)
 	}
 	s.pacer = newPacer()
-	s.mux.HandleFunc("POST /v1/chat/completions", s.generation(openAIChat))
-	s.mux.HandleFunc("POST /v1/completions", s.generation(openAICompletions))
-	s.mux.HandleFunc("POST /v1/messages", s.generation(anthropicMessages))
-	s.handleDialects()
-	s.mux.HandleFunc("GET /v1/models", s.tracked(s.authorized(s.serveModels)))
-	s.mux.HandleFunc("GET /healthz", s.serveHealth)
-	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
+	for _, e := range endpoints.Generation {
+		s.mux.HandleFunc("POST "+e.Route, s.generation(dialect(e.Dialect)))
+	}
+	s.mux.HandleFunc("GET "+endpoints.Models, s.tracked(s.authorized(s.serveModels)))
+	s.mux.HandleFunc("GET "+endpoints.Health, s.serveHealth)
+	s.mux.HandleFunc("GET "+endpoints.Metrics, s.serveMetrics)
 	s.mux.HandleFunc("/", s.serveNotFound)
 	return s, nil
 }
@@ -236,17 +236,24 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// allowed are the methods of the mock's paths, for 405 answers.
-var allowed = map[string]string{
-	"/v1/chat/completions": http.MethodPost,
-	"/v1/completions":      http.MethodPost,
-	"/v1/messages":         http.MethodPost,
-	"/v1/responses":        http.MethodPost,
-	"/v2/chat":             http.MethodPost,
-	"/api/chat":            http.MethodPost,
-	"/v1/models":           http.MethodGet,
-	"/healthz":             http.MethodGet,
-}
+// allowed are the methods of the mock's paths, for 405 answers, and served
+// lists them for 404 answers: both made from endpoints, the one list.
+var allowed, served = func() (map[string]string, string) {
+	m := map[string]string{endpoints.Models: http.MethodGet, endpoints.Health: http.MethodGet}
+	var list []string
+	for _, e := range endpoints.Generation {
+		path, _, _ := strings.Cut(e.Path, "?")
+		if e.Route == e.Path {
+			m[e.Route] = http.MethodPost
+		}
+		list = append(list, "POST "+path)
+		if e.Dialect == string(gemini) {
+			list = append(list, "POST "+strings.Replace(path, ":streamGenerateContent", ":generateContent", 1))
+		}
+	}
+	list = append(list, "GET "+endpoints.Models, "GET "+endpoints.Health)
+	return m, strings.Join(list, ", ")
+}()
 
 func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 	m, ok := allowed[r.URL.Path]
@@ -260,7 +267,7 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, dialectOf(r), http.StatusNotFound, "not_found",
-		fmt.Sprintf("no endpoint %s %s (the mock serves POST /v1/chat/completions, POST /v1/completions, POST /v1/messages, POST /v1/responses, POST /v1beta/models/{model}:streamGenerateContent, POST /v1beta/models/{model}:generateContent, POST /v2/chat, POST /api/chat, GET /v1/models, GET /healthz)", r.Method, r.URL.Path))
+		fmt.Sprintf("no endpoint %s %s (the mock serves %s)", r.Method, r.URL.Path, served))
 }
 
 // serveModels lists the configured models, in the OpenAI shape, or the
