@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -59,7 +60,7 @@ func TestDatasetSynthetic(t *testing.T) {
 		t.Fatalf("%d entries", len(es))
 	}
 	for _, e := range es {
-		if n := workload.Count(tok, e.Messages[0].Content); n != e.InputTokens || n != e.InputTokensTarget {
+		if n, err := workload.Count(context.Background(), tok, e.Messages[0].Content); err != nil || n != e.InputTokens || n != e.InputTokensTarget {
 			t.Fatalf("%s: %d tokens, entry says %d", e.ID, n, e.InputTokens)
 		}
 		if e.Tags["suite"] != "ci" || e.MaxTokens != 64 || e.Session == "" || e.Turn < 1 || e.Turn > 2 {

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +14,7 @@ import (
 // exact-length text (question about q tokens, answer about a tokens).
 func shareGPTFile(b *testing.B, tok Tokenizer, n, q, a int) []byte {
 	b.Helper()
-	gen, err := NewTextGen(tok)
+	gen, err := NewTextGen(context.Background(), tok)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -21,8 +22,8 @@ func shareGPTFile(b *testing.B, tok Tokenizer, n, q, a int) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("[\n")
 	for i := range n {
-		qt, err1 := gen.Text(rng, "", q/2+rng.IntN(q))
-		at, err2 := gen.Text(rng, "", a/2+rng.IntN(a))
+		qt, err1 := gen.Text(context.Background(), rng, "", q/2+rng.IntN(q))
+		at, err2 := gen.Text(context.Background(), rng, "", a/2+rng.IntN(a))
 		if err1 != nil || err2 != nil {
 			b.Fatal(err1, err2)
 		}
@@ -49,11 +50,11 @@ func BenchmarkBuildShareGPT(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				s := &ShareGPT{R: bytes.NewReader(in), Name: "bench.json", Tok: tok}
+				s := &ShareGPT{R: bytes.NewReader(in), Name: "bench.json"}
 				w := NewWriter(io.Discard)
-				n, err := Builder{Tok: tok, Name: "bench.json"}.Build(s.Read, w.Write)
-				if err != nil || n != 400 {
-					b.Fatal(n, err)
+				st, err := Builder{Tok: tok, Name: "bench.json"}.Build(context.Background(), s.Read, w.Write)
+				if err != nil || st.Entries != 400 {
+					b.Fatal(st, err)
 				}
 				if err := w.Close(); err != nil {
 					b.Fatal(err)
@@ -68,11 +69,11 @@ func BenchmarkTokenize(b *testing.B) {
 	for _, spec := range testTokenizers {
 		b.Run(spec, func(b *testing.B) {
 			tok := loadT(b, spec)
-			gen, err := NewTextGen(tok)
+			gen, err := NewTextGen(context.Background(), tok)
 			if err != nil {
 				b.Fatal(err)
 			}
-			text, err := gen.Text(rand.New(rand.NewPCG(2, 2)), "", 100000)
+			text, err := gen.Text(context.Background(), rand.New(rand.NewPCG(2, 2)), "", 100000)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -81,7 +82,11 @@ func BenchmarkTokenize(b *testing.B) {
 			b.ResetTimer()
 			tokens := 0
 			for range b.N {
-				tokens += len(tok.Encode(text))
+				ids, err := tok.Encode(context.Background(), text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tokens += len(ids)
 			}
 			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
 		})
