@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"container/heap"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -141,22 +140,62 @@ type bpeCand struct {
 	rank, pos, id int32
 }
 
+// bpeQueue is a binary min-heap of candidates: lowest rank, then leftmost.
 type bpeQueue []bpeCand
 
-func (q bpeQueue) Len() int { return len(q) }
-func (q bpeQueue) Less(i, j int) bool {
+func (q bpeQueue) less(i, j int) bool {
 	if q[i].rank != q[j].rank {
 		return q[i].rank < q[j].rank
 	}
 	return q[i].pos < q[j].pos
 }
-func (q bpeQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *bpeQueue) Push(x any)   { *q = append(*q, x.(bpeCand)) }
-func (q *bpeQueue) Pop() any {
-	old := *q
-	c := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return c
+
+func (q *bpeQueue) init() {
+	for i := len(*q)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+func (q *bpeQueue) push(c bpeCand) {
+	*q = append(*q, c)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *bpeQueue) pop() bpeCand {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	*q = h[:n]
+	q.down(0)
+	return top
+}
+
+func (q bpeQueue) down(i int) {
+	n := len(q)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			return
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
 }
 
 // ctxCheckEvery is how many merge steps pass between context checks.
@@ -182,7 +221,7 @@ func (m *bpeModel) tokenize(ctx context.Context, word string, out []int) ([]int,
 		}
 	}
 	syms := m.initial(word)
-	if err := m.mergeAll(ctx, syms); err != nil {
+	if _, err := m.mergeAll(ctx, syms); err != nil {
 		return out, err
 	}
 	start := len(out)
@@ -273,10 +312,12 @@ func (m *bpeModel) merge(a, b int32) (bpeMerge, bool) {
 }
 
 // mergeAll merges syms in place: lowest rank first, then leftmost. Entries of
-// the queue that no longer describe their position's pair are skipped.
-func (m *bpeModel) mergeAll(ctx context.Context, syms []bpeSymbol) error {
+// the queue that no longer describe their position's pair are skipped. It
+// returns the number of queue entries taken: at most 3n for n symbols (n-1 at
+// the start, two more per merge, fewer than n merges), each O(log n).
+func (m *bpeModel) mergeAll(ctx context.Context, syms []bpeSymbol) (int, error) {
 	if len(syms) < 2 {
-		return nil
+		return 0, nil
 	}
 	q := make(bpeQueue, 0, len(syms))
 	for i := 0; i+1 < len(syms); i++ {
@@ -284,14 +325,15 @@ func (m *bpeModel) mergeAll(ctx context.Context, syms []bpeSymbol) error {
 			q = append(q, bpeCand{rank: mg.rank, pos: int32(i), id: mg.id})
 		}
 	}
-	heap.Init(&q)
-	for steps := 0; q.Len() > 0; steps++ {
+	q.init()
+	steps := 0
+	for ; len(q) > 0; steps++ {
 		if steps%ctxCheckEvery == ctxCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return steps, err
 			}
 		}
-		top := heap.Pop(&q).(bpeCand)
+		top := q.pop()
 		cur := &syms[top.pos]
 		if cur.gone || cur.next < 0 {
 			continue
@@ -308,14 +350,14 @@ func (m *bpeModel) mergeAll(ctx context.Context, syms []bpeSymbol) error {
 		}
 		if cur.prev >= 0 {
 			if mg, ok := m.merge(syms[cur.prev].id, cur.id); ok {
-				heap.Push(&q, bpeCand{rank: mg.rank, pos: cur.prev, id: mg.id})
+				q.push(bpeCand{rank: mg.rank, pos: cur.prev, id: mg.id})
 			}
 		}
 		if cur.next >= 0 {
 			if mg, ok := m.merge(cur.id, syms[cur.next].id); ok {
-				heap.Push(&q, bpeCand{rank: mg.rank, pos: top.pos, id: mg.id})
+				q.push(bpeCand{rank: mg.rank, pos: top.pos, id: mg.id})
 			}
 		}
 	}
-	return nil
+	return steps, nil
 }

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"strings"
@@ -109,7 +108,7 @@ func (t *tiktokenTokenizer) piece(ctx context.Context, p string, out []int) ([]i
 		}
 	}
 	start := len(out)
-	out, err := byteRankMerge(ctx, p, t.ranks, out)
+	out, _, err := byteRankMerge(ctx, p, t.ranks, out)
 	if err != nil {
 		return out, err
 	}
@@ -135,8 +134,9 @@ type rankPart struct {
 
 // byteRankMerge appends the ranks of p's parts after tiktoken's merge: the
 // adjacent pair whose joined bytes have the lowest rank, leftmost first,
-// until no joined pair has a rank.
-func byteRankMerge(ctx context.Context, p string, ranks map[string]int, out []int) ([]int, error) {
+// until no joined pair has a rank. It also returns the number of queue
+// entries taken: at most 3n for n bytes, each O(log n).
+func byteRankMerge(ctx context.Context, p string, ranks map[string]int, out []int) ([]int, int, error) {
 	parts := make([]rankPart, len(p))
 	for i := range parts {
 		parts[i] = rankPart{start: i, prev: int32(i - 1), next: int32(i + 1)}
@@ -163,14 +163,15 @@ func byteRankMerge(ctx context.Context, p string, ranks map[string]int, out []in
 			q = append(q, c)
 		}
 	}
-	heap.Init(&q)
-	for steps := 0; q.Len() > 0; steps++ {
+	q.init()
+	steps := 0
+	for ; len(q) > 0; steps++ {
 		if steps%ctxCheckEvery == ctxCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
-				return out, err
+				return out, steps, err
 			}
 		}
-		top := heap.Pop(&q).(bpeCand)
+		top := q.pop()
 		cur := &parts[top.pos]
 		if cur.gone || cur.next < 0 || end(cur.next) != int(top.id) {
 			continue // stale: one of the two parts has changed
@@ -183,21 +184,21 @@ func byteRankMerge(ctx context.Context, p string, ranks map[string]int, out []in
 		}
 		if cur.prev >= 0 {
 			if c, ok := cand(cur.prev); ok {
-				heap.Push(&q, c)
+				q.push(c)
 			}
 		}
 		if c, ok := cand(top.pos); ok {
-			heap.Push(&q, c)
+			q.push(c)
 		}
 	}
 	for i := int32(0); i >= 0; i = parts[i].next {
 		r, ok := ranks[p[parts[i].start:end(i)]]
 		if !ok {
-			return out, fmt.Errorf("byte %#x has no rank", p[parts[i].start])
+			return out, steps, fmt.Errorf("byte %#x has no rank", p[parts[i].start])
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out, steps, nil
 }
 
 func (t *tiktokenTokenizer) Decode(ids []int) string {
