@@ -38,7 +38,7 @@ type checkedReader struct {
 }
 
 func newCheckedReader(r io.Reader, limit int64) *checkedReader {
-	return &checkedReader{r: r, limit: limit, slack: 1 << 20}
+	return &checkedReader{r: r, limit: limit, slack: limit + 1<<20}
 }
 
 // Mark starts a new entry at offset off (of the bytes passed on).
@@ -52,7 +52,7 @@ func (c *checkedReader) Read(p []byte) (int, error) {
 		return 0, c.err
 	}
 	if c.limit > 0 && c.off-c.mark > c.limit+c.slack {
-		c.err = &inputError{c.Line(), fmt.Sprintf("an entry longer than the limit of %d bytes (%d MiB) per entry", c.limit, c.limit>>20)}
+		c.err = &inputError{c.Line(), tooLong(c.limit)}
 		return 0, c.err
 	}
 	n, err := c.r.Read(p)
@@ -101,4 +101,9 @@ func (c *checkedReader) check(b []byte, last bool) error {
 		i += size
 	}
 	return nil
+}
+
+// tooLong is the message for an entry over limit bytes.
+func tooLong(limit int64) string {
+	return fmt.Sprintf("an entry longer than the limit of %d bytes (%d MiB) per entry", limit, limit>>20)
 }

@@ -146,8 +146,11 @@ func ReadCSV(r io.Reader, name string, emit func(Prompt) error) error {
 			}
 			return fmt.Errorf("%s: bad CSV row: %w", name, err)
 		}
-		in.Mark(cr.InputOffset())
 		line, _ := cr.FieldPos(0)
+		if size := cr.InputOffset() - in.mark; size > MaxEntryBytes {
+			return fmt.Errorf("%s:%d: %s", name, line, tooLong(MaxEntryBytes))
+		}
+		in.Mark(cr.InputOffset())
 		p := Prompt{Text: rec[promptCol], Line: line}
 		if p.Text == "" {
 			return fmt.Errorf("%s:%d: empty prompt", name, line)

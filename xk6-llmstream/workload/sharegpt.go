@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,9 @@ func (s *ShareGPT) Read(emit func(Prompt) error) error {
 			return s.syntaxError(lr, dec, err)
 		}
 		start := dec.InputOffset() - int64(len(raw))
+		if int64(len(raw)) > MaxEntryBytes {
+			return fmt.Errorf("%s:%d: conversation %d: %s", s.Name, lr.line(start), n, tooLong(MaxEntryBytes))
+		}
 		p, ok, err := s.prompt(raw, n)
 		if err != nil {
 			return fmt.Errorf("%s:%d: conversation %d: %w", s.Name, lr.line(start), n, err)
@@ -66,14 +70,21 @@ func (s *ShareGPT) Read(emit func(Prompt) error) error {
 	if _, err := dec.Token(); err != nil {
 		return s.syntaxError(lr, dec, err)
 	}
-	cr.Mark(dec.InputOffset())
-	if t, err := dec.Token(); err != io.EOF {
-		if err != nil {
+	// Only white space may follow the array.
+	off := dec.InputOffset()
+	cr.Mark(off)
+	rest := bufio.NewReader(io.MultiReader(dec.Buffered(), lr))
+	for ; ; off++ {
+		b, err := rest.ReadByte()
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
 			return s.syntaxError(lr, dec, err)
+		case b != ' ' && b != '\t' && b != '\n' && b != '\r':
+			return fmt.Errorf("%s:%d: trailing data after the array of conversations", s.Name, lr.line(off))
 		}
-		return fmt.Errorf("%s:%d: trailing data after the array of conversations (%v)", s.Name, lr.line(dec.InputOffset()), t)
 	}
-	return nil
 }
 
 func (s *ShareGPT) isInputErr(err error) bool {
