@@ -13,8 +13,11 @@ import (
 const testHF = "testdata/qwen-style-tokenizer.json"
 
 // testTokenizers are the tokenizers every exact-length test runs under: both
-// built-in encodings and one Hugging Face tokenizer.json.
-var testTokenizers = []string{"cl100k_base", "o200k_base", testHF}
+// built-in encodings, a byte-level tokenizer.json (Qwen2/Llama 3 layout) and
+// the SentencePiece-style layouts (Llama 2's Prepend+Replace with byte
+// fallback, and Metaspace).
+var testTokenizers = []string{"cl100k_base", "o200k_base", testHF,
+	"testdata/llama2-style-tokenizer.json", "testdata/metaspace-style-tokenizer.json"}
 
 func loadT(t testing.TB, spec string) Tokenizer {
 	t.Helper()
