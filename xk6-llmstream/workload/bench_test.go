@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -109,6 +112,119 @@ func BenchmarkSynthetic(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// benchCorpus is testdata/tokcorpus.json (the golden strings).
+func benchCorpus(b *testing.B) ([]string, int) {
+	b.Helper()
+	raw, err := os.ReadFile("testdata/tokcorpus.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var corpus []string
+	if err := json.Unmarshal(raw, &corpus); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, s := range corpus {
+		n += len(s)
+	}
+	return corpus, n
+}
+
+// benchSpecs are the tokenizers the speed benchmarks run under.
+var benchSpecs = []string{"cl100k_base", "o200k_base", "testdata/qwen3-tokenizer.json.gz", "testdata/gpt-oss-tokenizer.json.gz", "testdata/llama2-style-tokenizer.json"}
+
+// BenchmarkEncodeCorpus: one goroutine encodes every string of the golden
+// corpus ("all"), or those of at most 300 bytes ("short": no long repeats);
+// compare with testdata/bench/encode_corpus.js (npm tiktoken and tokenizers
+// on the same strings).
+func BenchmarkEncodeCorpus(b *testing.B) {
+	all, allSize := benchCorpus(b)
+	var short []string
+	shortSize := 0
+	for _, s := range all {
+		if len(s) <= 300 {
+			short, shortSize = append(short, s), shortSize+len(s)
+		}
+	}
+	for _, spec := range benchSpecs {
+		for _, set := range []string{"all", "short"} {
+			corpus, size := all, allSize
+			if set == "short" {
+				corpus, size = short, shortSize
+			}
+			b.Run(filepath.Base(spec)+"/"+set, func(b *testing.B) {
+				tok := loadT(b, spec)
+				b.SetBytes(int64(size))
+				b.ResetTimer()
+				for range b.N {
+					for _, s := range corpus {
+						if _, err := tok.Encode(context.Background(), s); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(len(corpus)*b.N)/b.Elapsed().Seconds(), "strings/s")
+			})
+		}
+	}
+}
+
+// BenchmarkLongWord: one word of 100 KB, 300 KB and 1 MB ("a" repeated),
+// which the pre-tokenizer keeps whole; the time per byte stays near flat.
+func BenchmarkLongWord(b *testing.B) {
+	for _, spec := range []string{"cl100k_base", "testdata/qwen3-tokenizer.json.gz"} {
+		for _, n := range []int{100 << 10, 300 << 10, 1 << 20} {
+			b.Run(fmt.Sprintf("%s/%dKB", filepath.Base(spec), n>>10), func(b *testing.B) {
+				tok := loadT(b, spec)
+				word := strings.Repeat("a", n)
+				b.SetBytes(int64(n))
+				b.ResetTimer()
+				for range b.N {
+					if _, err := tok.Encode(context.Background(), word); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBuildPrompts: the dataset builder on 2,000 JSONL prompts of about
+// 1-3 KB (golden corpus strings joined), counted on GOMAXPROCS goroutines;
+// reported as prompts/s.
+func BenchmarkBuildPrompts(b *testing.B) {
+	corpus, _ := benchCorpus(b)
+	var in bytes.Buffer
+	for i := range 2000 {
+		var p strings.Builder
+		for k := 0; p.Len() < 1000+(i%5)*500; k++ {
+			p.WriteString(corpus[(i*7+k*13)%len(corpus)])
+			p.WriteString(" ")
+		}
+		line, _ := json.Marshal(map[string]string{"prompt": p.String()})
+		in.Write(line)
+		in.WriteByte('\n')
+	}
+	for _, spec := range benchSpecs {
+		b.Run(filepath.Base(spec), func(b *testing.B) {
+			tok := loadT(b, spec)
+			b.SetBytes(int64(in.Len()))
+			b.ResetTimer()
+			for range b.N {
+				w := NewWriter(io.Discard)
+				st, err := Builder{Tok: tok, Name: "bench.jsonl", Output: FixedDist(10)}.Build(context.Background(),
+					func(emit func(Prompt) error) error {
+						return ReadJSONL(bytes.NewReader(in.Bytes()), "bench.jsonl", emit)
+					}, w.Write)
+				if err != nil || st.Entries != 2000 {
+					b.Fatal(st, err)
+				}
+			}
+			b.ReportMetric(float64(2000*b.N)/b.Elapsed().Seconds(), "prompts/s")
 		})
 	}
 }
