@@ -2,13 +2,16 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
@@ -66,6 +69,8 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usagef("--tokenizer: %v", err)
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	out, closeOut, err := datasetCreate(f.out, stdout)
 	if err != nil {
 		return err
@@ -75,14 +80,16 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	emit := func(e workload.Entry) error { prog.Add(1); return w.Write(e) }
 	skipped := 0
 	if f.input == "" {
-		err = datasetSynthetic(f, tok, emit)
+		err = datasetSynthetic(ctx, f, tok, emit)
 	} else {
-		skipped, err = datasetFromFile(f, tok, stdin, emit)
+		skipped, err = datasetFromFile(ctx, f, tok, stdin, emit)
 	}
 	if err == nil {
 		err = w.Close()
 	}
-	if cerr := closeOut(); err == nil {
+	// closeOut renames the finished file into place, or removes it when
+	// the build failed: no empty or partial file is left behind.
+	if cerr := closeOut(err == nil); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -142,7 +149,7 @@ func datasetTags(f *datasetFlags) map[string]string {
 	return f.tags
 }
 
-func datasetSynthetic(f *datasetFlags, tok workload.Tokenizer, emit func(workload.Entry) error) error {
+func datasetSynthetic(ctx context.Context, f *datasetFlags, tok workload.Tokenizer, emit func(workload.Entry) error) error {
 	s := workload.Synthetic{Requests: f.requests, Turns: f.turns, PrefixGroups: f.groups, PrefixTokens: f.plen,
 		AsPrompt: f.asPrompt, Tags: datasetTags(f), Seed: f.seed}
 	if s.Requests == 0 {
@@ -163,10 +170,10 @@ func datasetSynthetic(f *datasetFlags, tok workload.Tokenizer, emit func(workloa
 	if err := s.Check(); err != nil {
 		return usagef("%v", err)
 	}
-	return s.Generate(tok, emit)
+	return s.GenerateContext(ctx, tok, emit)
 }
 
-func datasetFromFile(f *datasetFlags, tok workload.Tokenizer, stdin io.Reader, emit func(workload.Entry) error) (int, error) {
+func datasetFromFile(ctx context.Context, f *datasetFlags, tok workload.Tokenizer, stdin io.Reader, emit func(workload.Entry) error) (int, error) {
 	if f.turns != 1 || f.groups != 0 || f.plen != 0 || f.turnLen != "" {
 		return 0, usagef("--turns, --turn-input-tokens and --prefix-* apply to synthetic datasets, not to --input")
 	}
@@ -190,7 +197,7 @@ func datasetFromFile(f *datasetFlags, tok workload.Tokenizer, stdin io.Reader, e
 	var sg *workload.ShareGPT
 	switch format {
 	case "sharegpt":
-		sg = &workload.ShareGPT{R: in, Name: f.input, Tok: tok}
+		sg = &workload.ShareGPT{R: in, Name: f.input}
 		read = sg.Read
 	case "jsonl":
 		read = func(emit func(workload.Prompt) error) error { return workload.ReadJSONL(in, f.input, emit) }
@@ -199,11 +206,11 @@ func datasetFromFile(f *datasetFlags, tok workload.Tokenizer, stdin io.Reader, e
 	}
 	b := workload.Builder{Tok: tok, Name: f.input, Output: out, Requests: f.requests, AsPrompt: f.asPrompt,
 		Tags: datasetTags(f), Seed: f.seed}
-	_, err = b.Build(read, emit)
+	st, err := b.Build(ctx, read, emit)
 	if sg != nil {
-		return sg.Skipped, err
+		return sg.Skipped + st.Skipped, err
 	}
-	return 0, err
+	return st.Skipped, err
 }
 
 func datasetFormatOf(name string) string {
@@ -238,20 +245,39 @@ func datasetOpen(name string, stdin io.Reader) (io.Reader, func(), error) {
 	return zr, func() { zr.Close(); fh.Close() }, nil
 }
 
-// datasetCreate creates FILE (FILE.gz gzipped) or returns stdout for -.
-func datasetCreate(name string, stdout io.Writer) (io.Writer, func() error, error) {
+// datasetCreate writes FILE (FILE.gz gzipped) through a temporary file in
+// the same directory, or returns stdout for -. Its close function, given
+// whether the build succeeded, renames the temporary file to FILE or removes
+// it.
+func datasetCreate(name string, stdout io.Writer) (io.Writer, func(ok bool) error, error) {
 	if name == "-" {
-		return stdout, func() error { return nil }, nil
+		return stdout, func(bool) error { return nil }, nil
 	}
-	fh, err := os.Create(name)
+	fh, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot create output: %w", err)
 	}
-	if !strings.HasSuffix(name, ".gz") {
-		return fh, fh.Close, nil
+	var w io.Writer = fh
+	closeW := func() error { return nil }
+	if strings.HasSuffix(name, ".gz") {
+		zw := gzip.NewWriter(fh)
+		w, closeW = zw, zw.Close
 	}
-	zw := gzip.NewWriter(fh)
-	return zw, func() error { return errors.Join(zw.Close(), fh.Close()) }, nil
+	return w, func(ok bool) error {
+		err := errors.Join(closeW(), fh.Close())
+		if ok && err == nil {
+			if err = os.Chmod(fh.Name(), 0o644); err == nil {
+				err = os.Rename(fh.Name(), name)
+			}
+		}
+		if !ok || err != nil {
+			os.Remove(fh.Name())
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		return nil
+	}, nil
 }
 
 func datasetProgress(f *datasetFlags, stderr io.Writer) *workload.Progress {

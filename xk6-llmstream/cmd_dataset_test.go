@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -59,7 +60,7 @@ func TestDatasetSynthetic(t *testing.T) {
 		t.Fatalf("%d entries", len(es))
 	}
 	for _, e := range es {
-		if n := workload.Count(tok, e.Messages[0].Content); n != e.InputTokens || n != e.InputTokensTarget {
+		if n, err := workload.Count(context.Background(), tok, e.Messages[0].Content); err != nil || n != e.InputTokens || n != e.InputTokensTarget {
 			t.Fatalf("%s: %d tokens, entry says %d", e.ID, n, e.InputTokens)
 		}
 		if e.Tags["suite"] != "ci" || e.MaxTokens != 64 || e.Session == "" || e.Turn < 1 || e.Turn > 2 {
@@ -136,5 +137,42 @@ func TestDatasetUsageErrors(t *testing.T) {
 	}
 	if _, _, err := runDatasetT(t, "--input", filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing input: %v", err)
+	}
+}
+
+// A failed build leaves no output file, empty or partial, and no temporary
+// file; a successful one replaces the file whole.
+func TestDatasetNoPartialOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"prompt\": \"a\"}\n{\"prompt\": \"b\"}\n{nope\n"), 0o644)
+	for _, out := range []string{"out.jsonl", "out.jsonl.gz"} {
+		if _, _, err := runDatasetT(t, "--input", bad, "-o", filepath.Join(dir, out)); err == nil {
+			t.Fatalf("%s: bad input built", out)
+		}
+	}
+	// A synthetic build that fails after the file was opened.
+	if _, _, err := runDatasetT(t, "--requests", "2", "--input-tokens", "5", "--prefix-groups", "1", "--prefix-tokens", "3", "--tokenizer", "p50k_nope", "-o", filepath.Join(dir, "neg.jsonl")); err == nil {
+		t.Fatal("an unknown tokenizer built")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "bad.jsonl" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	good := filepath.Join(dir, "good.jsonl")
+	os.WriteFile(good, []byte("old contents\n"), 0o644)
+	if _, _, err := runDatasetT(t, "--requests", "3", "--input-tokens", "7", "--tokenizer", "workload/testdata/llama2-style-tokenizer.json", "-o", good); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(good)
+	es := readEntries(t, string(raw))
+	if len(es) != 3 || es[0].InputTokens != 7 {
+		t.Fatalf("entries %+v", es)
+	}
+	if st, err := os.Stat(good); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("output mode: %v, %v", st.Mode(), err)
 	}
 }

@@ -2,6 +2,7 @@ package mockllm
 
 import (
 	"container/list"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -54,9 +55,10 @@ func (p *PrefixCache) validate() error {
 // Config.Tokenizer over each text (system, message contents or prompt) alone,
 // concatenated — the way `xk6-llmstream dataset` counts input_tokens — or a
 // hash per word in words mode. Token-id prompts are taken as they are.
+// Tokenizers are safe for concurrent use, so one long prompt holds up no
+// other request.
 type promptCounter struct {
 	tok workload.Tokenizer // nil: words
-	mu  sync.Mutex         // a workload.Tokenizer serves one goroutine at a time
 }
 
 func newPromptCounter(spec string) (*promptCounter, error) {
@@ -70,27 +72,52 @@ func newPromptCounter(spec string) (*promptCounter, error) {
 	return &promptCounter{tok: tok}, nil
 }
 
-// keys returns one key per prompt token of req.
+// keys returns one key per prompt token of req. It cannot be stopped; where
+// the tokenizer fails (a regex over its time bound) it counts words instead.
+// keysContext is the form to use where the request's context is at hand.
 func (c *promptCounter) keys(req *genRequest) []uint64 {
+	out, err := c.keysContext(context.Background(), req)
+	if err != nil {
+		return wordKeys(req, idKeys(req))
+	}
+	return out
+}
+
+// keysContext returns one key per prompt token of req. Tokenizing stops with
+// ctx's error as soon as ctx is done (a client that left, a server shutting
+// down), and fails when a regex of the tokenizer exceeds its time bound.
+func (c *promptCounter) keysContext(ctx context.Context, req *genRequest) ([]uint64, error) {
+	out := idKeys(req)
+	if c.tok == nil {
+		return wordKeys(req, out), nil
+	}
+	for _, t := range req.Texts {
+		ids, err := c.tok.Encode(ctx, t)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer %s: %w", c.tok.Name(), err)
+		}
+		for _, id := range ids {
+			out = append(out, uint64(id))
+		}
+	}
+	return out, nil
+}
+
+func idKeys(req *genRequest) []uint64 {
 	out := make([]uint64, 0, req.InputTokens)
 	for _, id := range req.IDs {
 		out = append(out, uint64(id))
 	}
-	if c.tok == nil {
-		for _, t := range req.Texts {
-			for _, w := range strings.Fields(t) {
-				h := fnv.New64a()
-				_, _ = h.Write([]byte(w))
-				out = append(out, h.Sum64())
-			}
-		}
-		return out
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	return out
+}
+
+// wordKeys appends a hash per whitespace-separated word of req's texts.
+func wordKeys(req *genRequest, out []uint64) []uint64 {
 	for _, t := range req.Texts {
-		for _, id := range c.tok.Encode(t) {
-			out = append(out, uint64(id))
+		for _, w := range strings.Fields(t) {
+			h := fnv.New64a()
+			_, _ = h.Write([]byte(w))
+			out = append(out, h.Sum64())
 		}
 	}
 	return out

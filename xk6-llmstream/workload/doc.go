@@ -6,15 +6,19 @@
 //
 // The pieces, one a file:
 //   - entry.go: the line format, [Entry], versioned by its "v" field;
-//   - tokenizer.go, tiktoken.go, hf.go, hfpretok.go: token counting offline, with
-//     OpenAI's encodings built in and any Hugging Face tokenizer.json by path;
+//   - tokenizer.go, tiktoken.go: token counting offline, with OpenAI's encodings
+//     built in (tiktoken's merge rule, O(n log n));
+//   - hf.go, hfnorm.go, hfpretok.go, hfbpe.go: a Hugging Face tokenizer.json (BPE)
+//     by path, following the tokenizers library step by step; both kinds are
+//     checked id for id against the reference implementations (golden_test.go);
 //   - lengths.go: token-length distributions ([Dist]);
 //   - exacttext.go: text of an exact token count ([TextGen]);
 //   - synthetic.go: the synthetic generator, with shared-prefix groups and
 //     multi-turn sessions ([Synthetic]);
-//   - sharegpt.go, prompts.go, linecount.go: the input files, read as a stream of
-//     [Prompt]s, with line numbers in every error;
-//   - build.go: turns prompts into entries ([Builder]);
+//   - sharegpt.go, prompts.go, linecount.go, input.go: the input files, read as a
+//     stream of [Prompt]s, with line numbers in every error, each entry bounded
+//     by [MaxEntryBytes], UTF-8 checked;
+//   - build.go: turns prompts into entries ([Builder]) on all cores, in order;
 //   - writer.go, progress.go: the JSONL output and the progress bar.
 //
 // Everything is seeded: the same inputs, options and seed give a byte-identical

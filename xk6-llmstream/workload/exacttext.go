@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -23,8 +24,11 @@ const minWords = 64
 // maxAdjust bounds the re-tokenise-and-adjust rounds of one text.
 const maxAdjust = 64
 
-// NewTextGen finds tok's single-token words, in token-id order.
-func NewTextGen(tok Tokenizer) (*TextGen, error) {
+// NewTextGen finds tok's single-token words, in token-id order: words w
+// where " w" encodes as one token (byte-level vocabularies: "Ġw"), or where w
+// alone and each w of "w w" are one token (SentencePiece-style vocabularies,
+// which write a word's space as "▁" and prepend one at the start of text).
+func NewTextGen(ctx context.Context, tok Tokenizer) (*TextGen, error) {
 	g := &TextGen{tok: tok}
 	seen := map[string]bool{}
 	for id := range tok.VocabSize() {
@@ -33,7 +37,11 @@ func NewTextGen(tok Tokenizer) (*TextGen, error) {
 			continue
 		}
 		seen[w] = true
-		if len(tok.Encode(" "+w)) == 1 {
+		ok, err := g.singleToken(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			g.words = append(g.words, " "+w)
 		}
 	}
@@ -41,6 +49,17 @@ func NewTextGen(tok Tokenizer) (*TextGen, error) {
 		return nil, fmt.Errorf("tokenizer %s has only %d single-token words (need %d) to write prompts with", tok.Name(), len(g.words), minWords)
 	}
 	return g, nil
+}
+
+func (g *TextGen) singleToken(ctx context.Context, w string) (bool, error) {
+	if n, err := Count(ctx, g.tok, " "+w); err != nil || n == 1 {
+		return n == 1, err
+	}
+	if n, err := Count(ctx, g.tok, w); err != nil || n != 1 {
+		return false, err
+	}
+	n, err := Count(ctx, g.tok, w+" "+w)
+	return n == 2, err
 }
 
 // Words is the number of single-token words TextGen draws from.
@@ -60,7 +79,7 @@ func isPlainWord(w string) bool {
 
 // Text returns head followed by generated words, whose token count is exactly
 // total. head may be empty; it fails when head alone is longer than total.
-func (g *TextGen) Text(rng *rand.Rand, head string, total int) (string, error) {
+func (g *TextGen) Text(ctx context.Context, rng *rand.Rand, head string, total int) (string, error) {
 	if total < 1 {
 		return "", fmt.Errorf("text of %d tokens: want at least 1", total)
 	}
@@ -76,7 +95,10 @@ func (g *TextGen) Text(rng *rand.Rand, head string, total int) (string, error) {
 			b.WriteString(w)
 		}
 		text := b.String()
-		n := Count(g.tok, text)
+		n, err := Count(ctx, g.tok, text)
+		if err != nil {
+			return "", err
+		}
 		switch {
 		case n == total:
 			return text, nil

@@ -12,9 +12,6 @@ import (
 	"strings"
 )
 
-// MaxLineBytes is the longest line a JSONL prompt file may have.
-const MaxLineBytes = 64 << 20
-
 // jsonlPrompt is one line of a JSONL prompt file.
 type jsonlPrompt struct {
 	ID           string            `json:"id"`
@@ -28,32 +25,50 @@ type jsonlPrompt struct {
 // ReadJSONL reads a file with one JSON object a line: {"prompt": "…"} or
 // {"messages": [{"role": …, "content": …}, …]}, with optional "id",
 // "output_tokens" (or "max_tokens") and "tags" (string values). Blank lines are
-// skipped.
+// skipped; a leading byte order mark is allowed. A line over MaxEntryBytes,
+// invalid UTF-8 and anything after a line's object are errors naming the line.
 func ReadJSONL(r io.Reader, name string, emit func(Prompt) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+	br := bufio.NewReaderSize(newCheckedReader(r, 0), 64<<10)
+	var buf []byte
+	for line := 1; ; line++ {
+		buf = buf[:0]
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			if int64(len(buf)+len(chunk)) > MaxEntryBytes {
+				return fmt.Errorf("%s:%d: line longer than the limit of %d bytes (%d MiB) per entry", name, line, MaxEntryBytes, MaxEntryBytes>>20)
+			}
+			buf = append(buf, chunk...)
+			if err != bufio.ErrBufferFull {
+				break
+			}
 		}
-		var j jsonlPrompt
-		if err := json.Unmarshal(b, &j); err != nil {
-			return fmt.Errorf("%s:%d: bad JSON line: %w", name, line, err)
-		}
-		p, err := j.prompt()
-		if err != nil {
+		if err != nil && err != io.EOF {
+			var ie *inputError
+			if errors.As(err, &ie) {
+				return fmt.Errorf("%s:%d: %s", name, ie.line, ie.msg)
+			}
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		p.Line = line
-		if err := emit(p); err != nil {
-			return err
+		if b := bytes.TrimSpace(buf); len(b) > 0 {
+			var j jsonlPrompt
+			if err := json.Unmarshal(b, &j); err != nil {
+				return fmt.Errorf("%s:%d: bad JSON line: %w", name, line, err)
+			}
+			p, perr := j.prompt()
+			if perr != nil {
+				return fmt.Errorf("%s:%d: %w", name, line, perr)
+			}
+			p.Line = line
+			if err := emit(p); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
 }
 
 func (j jsonlPrompt) prompt() (Prompt, error) {
@@ -84,13 +99,29 @@ func (j jsonlPrompt) prompt() (Prompt, error) {
 
 // ReadCSV reads a CSV file whose header row names a "prompt" column and
 // optionally an "output_tokens" (or "max_tokens") column and an "id" column;
-// every other column becomes a tag of that name.
+// every other column becomes a tag of that name. A leading byte order mark
+// is allowed; invalid UTF-8 and a record over MaxEntryBytes are errors naming
+// the line. As Go's encoding/csv does, a line break inside a quoted field is
+// read as "\n" even where the file has "\r\n".
 func ReadCSV(r io.Reader, name string, emit func(Prompt) error) error {
-	cr := csv.NewReader(r)
+	in := newCheckedReader(r, MaxEntryBytes)
+	cr := csv.NewReader(in)
+	cr.ReuseRecord = false
+	inputErr := func(err error) error {
+		var ie *inputError
+		if errors.As(err, &ie) {
+			return fmt.Errorf("%s:%d: %s", name, ie.line, ie.msg)
+		}
+		return nil
+	}
 	header, err := cr.Read()
 	if err != nil {
+		if ie := inputErr(err); ie != nil {
+			return ie
+		}
 		return fmt.Errorf("%s:1: no CSV header row: %w", name, err)
 	}
+	in.Mark(cr.InputOffset())
 	col := map[string]int{}
 	for i, h := range header {
 		col[strings.TrimSpace(h)] = i
@@ -110,9 +141,16 @@ func ReadCSV(r io.Reader, name string, emit func(Prompt) error) error {
 			return nil
 		}
 		if err != nil {
+			if ie := inputErr(err); ie != nil {
+				return ie
+			}
 			return fmt.Errorf("%s: bad CSV row: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if size := cr.InputOffset() - in.mark; size > MaxEntryBytes {
+			return fmt.Errorf("%s:%d: %s", name, line, tooLong(MaxEntryBytes))
+		}
+		in.Mark(cr.InputOffset())
 		p := Prompt{Text: rec[promptCol], Line: line}
 		if p.Text == "" {
 			return fmt.Errorf("%s:%d: empty prompt", name, line)

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -21,29 +22,38 @@ type shareGPTTurn struct {
 
 // ShareGPT reads a ShareGPT-format file: a JSON array of
 // {"id": …, "conversations": [{"from": "human", "value": …}, {"from": "gpt", …}, …]}.
-// Each conversation gives one prompt: its first human turn, with the token
-// count of the answer that follows it as the output length. Conversations
+// Each conversation gives one prompt: its first human turn, with the answer
+// that follows it (whose token count becomes the output length). Conversations
 // without such a pair (empty, or one turn) are skipped and counted in Skipped.
+// A leading byte order mark is allowed; invalid UTF-8, a conversation over
+// MaxEntryBytes and anything after the array are errors.
 type ShareGPT struct {
 	R       io.Reader
 	Name    string // for errors
-	Tok     Tokenizer
 	Skipped int
 }
 
 // Read passes each prompt to emit and stops at emit's first error.
 func (s *ShareGPT) Read(emit func(Prompt) error) error {
-	lr := &lineReader{r: s.R}
+	cr := newCheckedReader(s.R, MaxEntryBytes)
+	lr := &lineReader{r: cr}
 	dec := json.NewDecoder(lr)
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		if err != nil && s.isInputErr(err) {
+			return s.inputErr(err)
+		}
 		return fmt.Errorf("%s:%d: not a ShareGPT file: want a JSON array of conversations", s.Name, lr.line(dec.InputOffset()))
 	}
 	for n := 1; dec.More(); n++ {
+		cr.Mark(dec.InputOffset())
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return s.syntaxError(lr, dec, err)
 		}
 		start := dec.InputOffset() - int64(len(raw))
+		if int64(len(raw)) > MaxEntryBytes {
+			return fmt.Errorf("%s:%d: conversation %d: %s", s.Name, lr.line(start), n, tooLong(MaxEntryBytes))
+		}
 		p, ok, err := s.prompt(raw, n)
 		if err != nil {
 			return fmt.Errorf("%s:%d: conversation %d: %w", s.Name, lr.line(start), n, err)
@@ -60,10 +70,38 @@ func (s *ShareGPT) Read(emit func(Prompt) error) error {
 	if _, err := dec.Token(); err != nil {
 		return s.syntaxError(lr, dec, err)
 	}
-	return nil
+	// Only white space may follow the array.
+	off := dec.InputOffset()
+	cr.Mark(off)
+	rest := bufio.NewReader(io.MultiReader(dec.Buffered(), lr))
+	for ; ; off++ {
+		b, err := rest.ReadByte()
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return s.syntaxError(lr, dec, err)
+		case b != ' ' && b != '\t' && b != '\n' && b != '\r':
+			return fmt.Errorf("%s:%d: trailing data after the array of conversations", s.Name, lr.line(off))
+		}
+	}
+}
+
+func (s *ShareGPT) isInputErr(err error) bool {
+	var ie *inputError
+	return errors.As(err, &ie)
+}
+
+func (s *ShareGPT) inputErr(err error) error {
+	var ie *inputError
+	errors.As(err, &ie)
+	return fmt.Errorf("%s:%d: %s", s.Name, ie.line, ie.msg)
 }
 
 func (s *ShareGPT) syntaxError(lr *lineReader, dec *json.Decoder, err error) error {
+	if s.isInputErr(err) {
+		return s.inputErr(err)
+	}
 	off := dec.InputOffset()
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -97,11 +135,7 @@ func (s *ShareGPT) prompt(raw json.RawMessage, n int) (Prompt, bool, error) {
 			if id == "" {
 				id = fmt.Sprintf("sharegpt-%d", n)
 			}
-			out := Count(s.Tok, *turns[i+1].Value)
-			if out == 0 {
-				return Prompt{}, false, nil
-			}
-			return Prompt{ID: id, Text: *turns[i].Value, OutputTokens: out}, true, nil
+			return Prompt{ID: id, Text: *turns[i].Value, Answer: turns[i+1].Value}, true, nil
 		}
 	}
 	return Prompt{}, false, nil

@@ -1,8 +1,11 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 )
 
 // Synthetic generates requests with prompt lengths drawn from Input (TurnInput
@@ -46,33 +49,95 @@ func (s Synthetic) Check() error {
 // Generate calls emit with each request in order. The same settings and seed
 // give the same entries.
 func (s Synthetic) Generate(tok Tokenizer, emit func(Entry) error) error {
+	return s.GenerateContext(context.Background(), tok, emit)
+}
+
+// GenerateContext is Generate that stops when ctx is done. Prompts are
+// written on GOMAXPROCS goroutines and emitted in order.
+func (s Synthetic) GenerateContext(ctx context.Context, tok Tokenizer, emit func(Entry) error) error {
 	if err := s.Check(); err != nil {
 		return err
 	}
-	gen, err := NewTextGen(tok)
+	gen, err := NewTextGen(ctx, tok)
 	if err != nil {
 		return err
 	}
 	prefixes := make([]string, s.PrefixGroups)
 	for g := range prefixes {
 		rng := rand.New(rand.NewPCG(s.Seed, 1<<63|uint64(g)))
-		if prefixes[g], err = gen.Text(rng, "", s.PrefixTokens); err != nil {
+		if prefixes[g], err = gen.Text(ctx, rng, "", s.PrefixTokens); err != nil {
 			return fmt.Errorf("prefix of group %d: %w", g+1, err)
 		}
 	}
-	for i := range s.Requests {
-		e, err := s.entry(i, tok, gen, prefixes)
+	return inOrder(ctx, s.Requests, runtime.GOMAXPROCS(0), func(ctx context.Context, i int) (Entry, error) {
+		e, err := s.entry(ctx, i, tok, gen, prefixes)
 		if err != nil {
-			return fmt.Errorf("request %d: %w", i+1, err)
+			return Entry{}, fmt.Errorf("request %d: %w", i+1, err)
 		}
-		if err := emit(e); err != nil {
-			return err
-		}
-	}
-	return nil
+		return e, nil
+	}, emit)
 }
 
-func (s Synthetic) entry(i int, tok Tokenizer, gen *TextGen, prefixes []string) (Entry, error) {
+// inOrder runs build(i) for i in [0, n) on workers goroutines and passes the
+// results to emit in order of i, stopping at the first error in that order.
+func inOrder(ctx context.Context, n, workers int, build func(context.Context, int) (Entry, error), emit func(Entry) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		e    Entry
+		err  error
+		done chan struct{}
+	}
+	results := make(chan *result, 4*workers)
+	jobs := make(chan func(), 4*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j()
+			}
+		}()
+	}
+	go func() {
+		defer close(results)
+		defer close(jobs)
+		for i := range n {
+			r := &result{done: make(chan struct{})}
+			select {
+			case jobs <- func() { r.e, r.err = build(ctx, i); close(r.done) }:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case results <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var err error
+	for r := range results {
+		if err != nil {
+			continue
+		}
+		<-r.done
+		if err = r.err; err == nil {
+			err = emit(r.e)
+		}
+		if err != nil {
+			cancel()
+		}
+	}
+	wg.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+func (s Synthetic) entry(ctx context.Context, i int, tok Tokenizer, gen *TextGen, prefixes []string) (Entry, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, uint64(i)))
 	e := Entry{V: Version, ID: fmt.Sprintf("syn-%06d", i+1), Tokenizer: tok.Name(), Tags: s.Tags}
 	input, unit := s.Input, i
@@ -90,7 +155,7 @@ func (s Synthetic) entry(i int, tok Tokenizer, gen *TextGen, prefixes []string) 
 		head, e.PrefixGroup, e.PrefixTokens = prefixes[g], g+1, s.PrefixTokens
 		target = max(target, s.PrefixTokens+1)
 	}
-	text, err := gen.Text(rng, head, target)
+	text, err := gen.Text(ctx, rng, head, target)
 	if err != nil {
 		return Entry{}, err
 	}

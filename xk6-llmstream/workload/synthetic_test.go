@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -12,8 +13,11 @@ import (
 const testHF = "testdata/qwen-style-tokenizer.json"
 
 // testTokenizers are the tokenizers every exact-length test runs under: both
-// built-in encodings and one Hugging Face tokenizer.json.
-var testTokenizers = []string{"cl100k_base", "o200k_base", testHF}
+// built-in encodings, a byte-level tokenizer.json (Qwen2/Llama 3 layout) and
+// the SentencePiece-style layouts (Llama 2's Prepend+Replace with byte
+// fallback, and Metaspace).
+var testTokenizers = []string{"cl100k_base", "o200k_base", testHF,
+	"testdata/llama2-style-tokenizer.json", "testdata/metaspace-style-tokenizer.json"}
 
 func loadT(t testing.TB, spec string) Tokenizer {
 	t.Helper()
@@ -66,7 +70,7 @@ func TestSyntheticExactLengths(t *testing.T) {
 			}
 			lengths := map[int]bool{}
 			for _, e := range entries {
-				got := Count(tok, text(e))
+				got := countT(t, tok, text(e))
 				if got != e.InputTokensTarget || e.InputTokens != e.InputTokensTarget {
 					t.Fatalf("%s: %d tokens re-tokenised, entry says %d, target %d", e.ID, got, e.InputTokens, e.InputTokensTarget)
 				}
@@ -127,7 +131,7 @@ func TestSyntheticSharedPrefix(t *testing.T) {
 			prefixes := map[int][]int{}
 			seen := map[string]bool{}
 			for i, e := range generate(t, tok, s) {
-				ids := tok.Encode(e.Prompt)
+				ids := encodeT(t, tok, e.Prompt)
 				if len(ids) != e.InputTokensTarget || e.InputTokensTarget < 51 {
 					t.Fatalf("%s: %d tokens, target %d", e.ID, len(ids), e.InputTokensTarget)
 				}
@@ -166,7 +170,7 @@ func TestSyntheticSessions(t *testing.T) {
 		if wantTurn == 1 {
 			want = 300
 		}
-		if got := Count(tok, text(e)); got != want || e.InputTokens != want {
+		if got := countT(t, tok, text(e)); got != want || e.InputTokens != want {
 			t.Fatalf("entry %d: %d tokens (entry says %d), want %d", i, got, e.InputTokens, want)
 		}
 	}
@@ -197,15 +201,15 @@ func TestSyntheticCheck(t *testing.T) {
 func TestTextGenHeadTooLong(t *testing.T) {
 	t.Parallel()
 	tok := loadT(t, "cl100k_base")
-	g, err := NewTextGen(tok)
+	g, err := NewTextGen(context.Background(), tok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = g.Text(rand.New(rand.NewPCG(1, 1)), strings.Repeat(" hello", 10), 5)
+	_, err = g.Text(context.Background(), rand.New(rand.NewPCG(1, 1)), strings.Repeat(" hello", 10), 5)
 	if err == nil || !strings.Contains(err.Error(), "has 10") {
 		t.Fatalf("got %v, want an error about the 10-token head", err)
 	}
-	if _, err := g.Text(rand.New(rand.NewPCG(1, 1)), "", 0); err == nil {
+	if _, err := g.Text(context.Background(), rand.New(rand.NewPCG(1, 1)), "", 0); err == nil {
 		t.Fatal("0 tokens: no error")
 	}
 }

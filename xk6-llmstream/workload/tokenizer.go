@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -9,18 +10,24 @@ import (
 )
 
 // Tokenizer turns text into token ids and back. Implementations are safe for
-// use by one goroutine at a time.
+// concurrent use.
 type Tokenizer interface {
 	// Name is the encoding name or the tokenizer.json path it was loaded from.
 	Name() string
-	Encode(text string) []int
+	// Encode returns the token ids of text. It stops with ctx's error when
+	// ctx is done, and fails (naming the pattern) when a regex of the
+	// tokenizer exceeds its match time bound on this text.
+	Encode(ctx context.Context, text string) ([]int, error)
 	Decode(ids []int) string
 	// VocabSize is one more than the largest ordinary token id.
 	VocabSize() int
 }
 
 // Count is the number of tokens of text under tok.
-func Count(tok Tokenizer, text string) int { return len(tok.Encode(text)) }
+func Count(ctx context.Context, tok Tokenizer, text string) (int, error) {
+	ids, err := tok.Encode(ctx, text)
+	return len(ids), err
+}
 
 var (
 	loadedMu sync.Mutex
@@ -28,8 +35,8 @@ var (
 )
 
 // LoadTokenizer loads a built-in encoding by name (see [BuiltinEncodings]) or a
-// Hugging Face tokenizer.json by path. Nothing is fetched from the network. A
-// tokenizer is loaded once per process and shared.
+// Hugging Face tokenizer.json by path (gzip-compressed or not). Nothing is
+// fetched from the network. A tokenizer is loaded once per process and shared.
 func LoadTokenizer(spec string) (Tokenizer, error) {
 	loadedMu.Lock()
 	defer loadedMu.Unlock()
