@@ -102,7 +102,21 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d diale
 	if !ok {
 		return
 	}
-	g.plan(req)
+	// The request's work (tokenizing its prompt included) stops when the
+	// client leaves or the server closes.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	if err := g.plan(ctx, req); err != nil {
+		if ctx.Err() != nil {
+			g.gone(err)
+			return
+		}
+		g.status = http.StatusBadRequest
+		writeError(w, d, http.StatusBadRequest, "invalid_request_error", "the prompt could not be tokenized: "+err.Error())
+		return
+	}
 
 	if g.injectFault() {
 		return
@@ -119,11 +133,6 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d diale
 		s.writeTooMany(w, d, fmt.Sprintf("mock: %d requests already wait for a slot", s.cfg.QueueLimit))
 		return
 	}
-
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	stop := context.AfterFunc(s.ctx, cancel)
-	defer stop()
 
 	streaming := req.Stream && g.fault != FaultNotStreamed
 	if streaming && !g.openStream(ctx, cancel, waiter) {
@@ -242,7 +251,7 @@ func (g *gen) openStream(ctx context.Context, cancel context.CancelFunc, waiter 
 
 // plan draws everything random about the request except the per-event draws,
 // from the request's own sources.
-func (g *gen) plan(req *genRequest) {
+func (g *gen) plan(ctx context.Context, req *genRequest) error {
 	s := g.s
 	g.req = req
 	g.model = req.Model
@@ -251,7 +260,10 @@ func (g *gen) plan(req *genRequest) {
 	}
 	g.mc = s.cfg.model(g.model)
 	g.created = g.arrival.Unix()
-	g.input, g.cached = g.promptTokens(req)
+	var err error
+	if g.input, g.cached, err = g.promptTokens(ctx, req); err != nil {
+		return err
+	}
 	g.text = fillerTokens
 	if g.mc.Echo && len(req.EchoWords) > 0 {
 		g.text = newTokens(req.EchoWords)
@@ -319,17 +331,23 @@ func (g *gen) plan(req *genRequest) {
 		l.FinishReason = g.enc.finishReason(g.length)
 		l.PrefillNS = int64(g.prefill)
 	}
+	return nil
 }
 
 // promptTokens counts the prompt's tokens with the Server's tokenizer and
 // serves its prefix from the prefix cache.
-func (g *gen) promptTokens(req *genRequest) (input, cached int) {
+// Tokenizing stops with ctx's error when ctx is done, and fails when a regex
+// of the tokenizer exceeds its time bound.
+func (g *gen) promptTokens(ctx context.Context, req *genRequest) (input, cached int, err error) {
 	s := g.s
 	if s.prompts.tok == nil && s.prefix == nil {
-		return req.InputTokens, 0
+		return req.InputTokens, 0, nil
 	}
-	keys := s.prompts.keys(req)
-	return len(keys), s.prefix.serve(g.model, keys)
+	keys, err := s.prompts.keysContext(ctx, req)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(keys), s.prefix.serve(g.model, keys), nil
 }
 
 // next schedules the next token event: whether it is reasoning, the index of

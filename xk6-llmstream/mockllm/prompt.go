@@ -72,17 +72,6 @@ func newPromptCounter(spec string) (*promptCounter, error) {
 	return &promptCounter{tok: tok}, nil
 }
 
-// keys returns one key per prompt token of req. It cannot be stopped; where
-// the tokenizer fails (a regex over its time bound) it counts words instead.
-// keysContext is the form to use where the request's context is at hand.
-func (c *promptCounter) keys(req *genRequest) []uint64 {
-	out, err := c.keysContext(context.Background(), req)
-	if err != nil {
-		return wordKeys(req, idKeys(req))
-	}
-	return out
-}
-
 // keysContext returns one key per prompt token of req. Tokenizing stops with
 // ctx's error as soon as ctx is done (a client that left, a server shutting
 // down), and fails when a regex of the tokenizer exceeds its time bound.

@@ -3,6 +3,9 @@ package mockllm
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,5 +55,41 @@ func TestPromptKeysStopWhenCanceled(t *testing.T) {
 		if keys, err := c.keysContext(context.Background(), short); err != nil || len(keys) != 2 {
 			t.Errorf("%s: %q gave %d keys, %v; want 2", spec, "hello world", len(keys), err)
 		}
+	}
+}
+
+// TestCloseStopsTokenizing: a server closing while a request's huge prompt is
+// being tokenized (what SIGTERM does to `mock`) stops the tokenizing, so
+// Close returns: before, the handler kept a core busy until the prompt was
+// done, and Close waited for it. The test's own timeout is the only bound.
+func TestCloseStopsTokenizing(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	cfg.Tokenizer = "cl100k_base"
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	body := `{"model":"m","stream":true,"max_tokens":2,"messages":[{"role":"user","content":"` + strings.Repeat("x", 64<<20) + `"}]}`
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(ts.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	for s.counters.requests.Load() == 0 { // the handler has started (the body is read before tokenizing)
+		runtime.Gosched()
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-answered; code == http.StatusOK {
+		t.Errorf("the request was answered 200 after the server closed mid-tokenizing")
 	}
 }
