@@ -68,8 +68,7 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}
 	}
-	var b builder
-	b.reserve(rec)
+	b := builder{out: make([]Series, 0, 16), singles: make([]float64, 0, 24)}
 	if rec.TTFTNS != nil {
 		b.one(TTFT, MS(*rec.TTFTNS))
 	}
@@ -144,11 +143,6 @@ func itoa(n int) string {
 type builder struct {
 	out     []Series
 	singles []float64
-}
-
-func (b *builder) reserve(rec *records.Record) {
-	b.out = make([]Series, 0, 16)
-	b.singles = make([]float64, 0, 24)
 }
 
 // one adds a metric with one sample.
