@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
@@ -244,9 +243,9 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 		useMock, why = true, BaseURLEnv+" is not set"
 	}
 	if !useMock {
-		u, err := url.Parse(baseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return false, "", nil, fmt.Errorf("%s=%s is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redact.URL(baseURL))
+		u, err := checkBaseURL(baseURL)
+		if err != nil {
+			return false, "", nil, err
 		}
 		allow = append(allow, allowEntry(u))
 	}
