@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +116,10 @@ func countRecords(t *testing.T, path string) int {
 func buildAnalyze(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "analyze")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("building analyze needs the go command on PATH: %v", err)
+	}
 	cmd := exec.Command(gobin, "build", "-o", bin, "../analyze")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ../analyze: %v\n%s", err, b)

@@ -25,13 +25,16 @@ that llmstream.js talks to. Starts the helper on 127.0.0.1, and the mock LLM whe
 LLMSTREAM_HELPER, LLMSTREAM_HELPER_TOKEN and LLM_BASE_URL; runs "k6 run" from
 K6_BIN or PATH with everything after the script flags passed on; forwards SIGINT
 and SIGTERM to k6 (a second one kills it); stops the helper and the mock after
-k6 exits; and exits with k6's exit code (99 when a threshold failed).
+k6 exits; says why requests failed (by error kind, one example each); and exits
+with k6's exit code (99 when a threshold failed; 2 for bad usage).
 
-The flags below must come before the script; anything else, from the first
-argument that is not one of them, goes to "k6 run" unchanged.
+The flags below, and k6 run's own flags, may come before the script; any other
+flag there is an error (exit 2) before anything starts. From the script on,
+everything goes to "k6 run" unchanged; "--" ends run's flags.
 
 Examples:
   xk6-llmstream run scripts/smoke.js
+  xk6-llmstream run --records records.jsonl.gz scripts/ramping-vus.js --out json=results.json.gz
   xk6-llmstream run --mock-profile scripts/mock-profiles/realistic.json scripts/ramping-vus.js --out json=results.json
   LLM_BASE_URL=https://api.openai.com/v1 LLM_API_KEY=... xk6-llmstream run scripts/ci-gate.js
   K6_BIN=/opt/k6/k6 xk6-llmstream run --allow api.anthropic.com scripts/compare-models.js
