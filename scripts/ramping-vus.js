@@ -1,9 +1,12 @@
 // ramping-vus.js — the main job: ramp virtual users up and down in stages and watch
 // TTFT, TPOT and the inter-token latency distribution as concurrency grows. About 40 s
-// with the defaults.
+// with the defaults, up to 40 VUs of 64-token answers: against the built-in mock that is
+// about 600 requests, enough for every gate the README shows to decide (llm_ttft p(99)
+// at 95% confidence needs 368; `analyze tail` needs 200 records: run with --records).
 //
 //   xk6-llmstream run scripts/ramping-vus.js                         # against the built-in mock
-//   xk6-llmstream run scripts/ramping-vus.js --out json=results.json  # keep every sample for analyze
+//   xk6-llmstream run --records records.jsonl.gz scripts/ramping-vus.js --out json=results.json.gz
+//                                                                    # keep every sample for analyze
 //   LLM_BASE_URL=http://127.0.0.1:8000 LLM_MODEL=meta-llama/Llama-3.1-8B-Instruct \
 //     xk6-llmstream run scripts/ramping-vus.js                       # against vLLM, SGLang, ...
 //
@@ -13,9 +16,9 @@
 //   LLM_API_KEY      API key (never printed, never a tag)
 //   LLM_MODEL        model name (default: mock)
 //   LLM_API          openai-chat (default) | openai-completions | anthropic-messages
-//   LLM_MAX_TOKENS   max_tokens per request (default: 128)
+//   LLM_MAX_TOKENS   max_tokens per request (default: 64)
 //   LLM_PROMPT       the user message (default: a short question)
-//   LLM_MAX_VUS      peak number of VUs (default: 10)
+//   LLM_MAX_VUS      peak number of VUs (default: 40)
 //   LLM_TIME_SCALE   multiplies every duration below (default: 1; 0.1 makes a 4 s run)
 //   LLM_ITL          llm_itl samples: all (default), off, or a fraction such as 0.1 (long
 //                    runs: k6 keeps every Trend sample in memory)
@@ -30,7 +33,7 @@ const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 // seconds → a k6 duration, scaled (never below 100 ms)
 const dur = (s) => `${Math.max(100, Math.round(s * 1000 * scale))}ms`;
 const itl = __ENV.LLM_ITL === undefined || __ENV.LLM_ITL === 'all' || __ENV.LLM_ITL === 'off' ? __ENV.LLM_ITL || 'all' : Number(__ENV.LLM_ITL);
-const peak = Number(__ENV.LLM_MAX_VUS || 10);
+const peak = Number(__ENV.LLM_MAX_VUS || 40);
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
@@ -42,7 +45,7 @@ const llm = new Client({
   warmup: 1,
 });
 
-const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 128);
+const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Explain in three sentences why time to first token matters for chat.';
 
 export const options = {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,13 +25,16 @@ that llmstream.js talks to. Starts the helper on 127.0.0.1, and the mock LLM whe
 LLMSTREAM_HELPER, LLMSTREAM_HELPER_TOKEN and LLM_BASE_URL; runs "k6 run" from
 K6_BIN or PATH with everything after the script flags passed on; forwards SIGINT
 and SIGTERM to k6 (a second one kills it); stops the helper and the mock after
-k6 exits; and exits with k6's exit code (99 when a threshold failed).
+k6 exits; says why requests failed (by error kind, one example each); and exits
+with k6's exit code (99 when a threshold failed; 2 for bad usage).
 
-The flags below must come before the script; anything else, from the first
-argument that is not one of them, goes to "k6 run" unchanged.
+The flags below, and k6 run's own flags, may come before the script; any other
+flag there is an error (exit 2) before anything starts. From the script on,
+everything goes to "k6 run" unchanged; "--" ends run's flags.
 
 Examples:
   xk6-llmstream run scripts/smoke.js
+  xk6-llmstream run --records records.jsonl.gz scripts/ramping-vus.js --out json=results.json.gz
   xk6-llmstream run --mock-profile scripts/mock-profiles/realistic.json scripts/ramping-vus.js --out json=results.json
   LLM_BASE_URL=https://api.openai.com/v1 LLM_API_KEY=... xk6-llmstream run scripts/ci-gate.js
   K6_BIN=/opt/k6/k6 xk6-llmstream run --allow api.anthropic.com scripts/compare-models.js
@@ -70,17 +75,25 @@ type runFlags struct {
 }
 
 // parseRunArgs takes the runner's own flags off the front of args and returns
-// the rest, which goes to "k6 run". Flags may be written -flag or --flag, and
+// the arguments of "k6 run". Flags may be written -flag or --flag, and
 // values as "--flag value" or "--flag=value"; "--" ends the runner's flags.
+//
+// Before the script (the first argument that is not a flag, or "-" for
+// stdin), each flag must be one of run's or one of k6 run's (k6RunFlags,
+// passed on to k6 in their order, with their values); anything else is a
+// usage error, naming the nearest flag when it is a near miss ("--recrods":
+// did you mean --records?), so that nothing starts on a typo. From the
+// script on, every argument goes to k6 unchanged and k6 checks it.
 func parseRunArgs(args []string) (runFlags, []string, error) {
 	f := runFlags{k6Nice: runner.DefaultK6Nice}
+	var k6 []string // k6 flags before the script
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return f, args[i+1:], nil
+			return f, append(k6, args[i+1:]...), nil
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
-			return f, args[i:], nil
+			return f, append(k6, args[i:]...), nil
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		takeValue := func() (string, error) {
@@ -155,11 +168,59 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 			f.help = true
 			return f, nil, nil
 		default:
-			// Not ours: this and everything after it belongs to k6.
-			return f, args[i:], nil
+			takes, ok := k6RunFlags[name]
+			if !ok {
+				return f, nil, unknownFlag(a)
+			}
+			k6 = append(k6, a)
+			if takes && !hasValue {
+				if i+1 >= len(args) {
+					return f, nil, usagef("k6 flag %s needs a value", a)
+				}
+				i++
+				k6 = append(k6, args[i])
+			}
 		}
 	}
-	return f, nil, nil
+	return f, k6, nil
+}
+
+// unknownFlag is the usage error for a flag before the script that is
+// neither run's nor k6 run's.
+func unknownFlag(a string) error {
+	name := flagName(a)
+	hint := ""
+	if s := suggestFlag(name); s != "" {
+		hint = " (did you mean --" + s + "?)"
+	}
+	return usagef("unknown flag %s%s: run's own flags and k6 run's flags come before the script; any other k6 flag goes after it (run -h lists run's)", a, hint)
+}
+
+// checkScript makes sure the script k6 is to run exists before anything
+// starts: k6 would otherwise exit 255 after the mock and helper started. The
+// script is the first of k6Args that is not a flag (k6RunFlags' values
+// skipped); "-" (stdin) and http(s) URLs are k6's to read.
+func checkScript(k6Args []string) error {
+	for i := 0; i < len(k6Args); i++ {
+		a := k6Args[i]
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			if a == "-" || strings.HasPrefix(a, "https://") || strings.HasPrefix(a, "http://") {
+				return nil
+			}
+			fi, err := os.Stat(a)
+			switch {
+			case err != nil:
+				return usagef("the k6 script %q: %v", a, errors.Unwrap(err))
+			case fi.IsDir():
+				return usagef("the k6 script %q is a folder: give the script file (e.g. %s)", a, filepath.Join(a, "script.js"))
+			}
+			return nil
+		}
+		if takes := k6RunFlags[flagName(a)]; takes && !strings.Contains(a, "=") {
+			i++
+		}
+	}
+	return usagef("missing the k6 script: xk6-llmstream run [--mock] script.js [k6 run flags...]")
 }
 
 // runRun is the `run` command.
@@ -191,6 +252,9 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	caOpts, scrapeCAOpts, err := caFileOptions(f.caFile)
 	if err != nil {
+		return err
+	}
+	if err := checkScript(k6Args); err != nil {
 		return err
 	}
 	code, err := runner.Run(ctx, runner.Config{

@@ -50,6 +50,12 @@ func TestParseRunArgs(t *testing.T) {
 		{[]string{"--records", "r.jsonl", "--records-overwrite", "s.js"}, def(runFlags{records: "r.jsonl", recOverride: true}), []string{"s.js"}, ""},
 		{[]string{"--ca-file=ca.pem", "s.js"}, def(runFlags{caFile: "ca.pem"}), []string{"s.js"}, ""},
 		{[]string{"--ca-file"}, def(runFlags{}), nil, "--ca-file needs a value"},
+		// k6 flags and run's flags mix before the script; k6's keep their order and values.
+		{[]string{"--vus", "10", "--records", "r.jsonl", "-e", "A=1", "--quiet", "s.js", "--records", "x"},
+			def(runFlags{records: "r.jsonl"}), []string{"--vus", "10", "-e", "A=1", "--quiet", "s.js", "--records", "x"}, ""},
+		{[]string{"--out=json=x.json", "s.js"}, def(runFlags{}), []string{"--out=json=x.json", "s.js"}, ""},
+		{[]string{"--recrods", "r.jsonl", "s.js"}, def(runFlags{}), nil, "did you mean --records?"},
+		{[]string{"--vus"}, def(runFlags{}), nil, "k6 flag --vus needs a value"},
 	} {
 		f, k6, err := parseRunArgs(tt.args)
 		if tt.wantErr != "" {
@@ -112,6 +118,10 @@ func TestRunCommandExitCodeAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
+	t.Chdir(dir) // run checks that script.js exists before it starts anything
+	if err := os.WriteFile("script.js", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, exit := range []int{0, 99, 107} {
 		t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		t.Setenv(runner.K6BinEnv, "")

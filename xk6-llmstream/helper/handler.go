@@ -50,6 +50,7 @@ type Handler struct {
 	failed   atomic.Int64
 	refused  atomic.Int64
 	canceled atomic.Int64
+	failures failures // failed and refused requests by kind (Failures)
 
 	bufs sync.Pool // *[]byte for request bodies and answers
 
@@ -180,6 +181,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	if rec.Err != nil {
 		h.failed.Add(1)
+		h.failures.add(string(rec.Err.Kind), p.redactor.String(rec.Err.Message))
 	}
 	log := h.cfg.logger
 	if log.Enabled(r.Context(), slog.LevelDebug) {
@@ -292,6 +294,7 @@ const (
 // unread (a 401 before it is read, a body that stopped arriving), and the
 // server would otherwise wait for the rest of it before answering.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, e *requestError) {
+	h.failures.add(e.kind, e.msg)
 	if n := h.refused.Add(1); n <= logAllRefusals || n%logEveryRefusal == 0 {
 		h.cfg.logger.Warn("refused", "status", e.status, "kind", e.kind, "message", e.msg,
 			"method", r.Method, "path", safePath(r.URL.Path), "remote", r.RemoteAddr, "refused_total", n)

@@ -3,7 +3,8 @@
 // is given) in-process on loopback, passes their addresses to k6 in the
 // environment (LLMSTREAM_HELPER, LLMSTREAM_HELPER_TOKEN, LLM_BASE_URL), runs
 // "k6 run" from K6_BIN or PATH with the standard streams passed through,
-// forwards signals, stops everything afterwards and returns k6's exit code.
+// forwards signals, says why requests failed (by error kind, one redacted
+// example each), stops everything afterwards and returns k6's exit code.
 //
 // k6 is only ever an external program here: nothing of k6 is imported.
 package runner

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 )
@@ -184,9 +183,38 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if err != nil {
 		return 0, err
 	}
+	reportFailures(hs.Handler().Failures(), say)
 	reportExit(code, say)
 	reportHealth(hs.Handler().Health(), say)
 	return code, nil
+}
+
+// reportFailures says why requests failed, once k6 has exited: how many, by
+// error kind, with the first (redacted) message of each kind, e.g.
+// "3 requests failed: connect ×3 — e.g. POST http://127.0.0.1:9/v1/chat/completions: dial tcp 127.0.0.1:9: connect: connection refused".
+func reportFailures(kinds []helper.FailureKind, say func(string, ...any)) {
+	total := int64(0)
+	for _, k := range kinds {
+		total += k.Count
+	}
+	switch {
+	case total == 0:
+		return
+	case len(kinds) == 1:
+		say("%s failed: %s ×%d — e.g. %s", requests(total), kinds[0].Kind, kinds[0].Count, kinds[0].Example)
+		return
+	}
+	say("%s failed, by kind:", requests(total))
+	for _, k := range kinds {
+		say("  %s ×%d — e.g. %s", k.Kind, k.Count, k.Example)
+	}
+}
+
+func requests(n int64) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
 }
 
 // LimitedWarning starts the warning printed at the end of a run whose timings
@@ -218,9 +246,9 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 		useMock, why = true, BaseURLEnv+" is not set"
 	}
 	if !useMock {
-		u, err := url.Parse(baseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return false, "", nil, fmt.Errorf("%s=%s is not an http(s) URL such as http://127.0.0.1:8000/v1", BaseURLEnv, redact.URL(baseURL))
+		u, err := checkBaseURL(baseURL)
+		if err != nil {
+			return false, "", nil, err
 		}
 		allow = append(allow, allowEntry(u))
 	}
