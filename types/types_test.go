@@ -88,17 +88,23 @@ func TestDeclarationsCoverModule(t *testing.T) {
 	}
 }
 
-// tsc finds node and the pinned TypeScript of package.json, or skips.
+// tsc finds node and the pinned TypeScript of package.json, or skips; with
+// LLMSTREAM_REQUIRE_TSC=1 (.ci/run, after installing them) it fails instead.
 func tsc(t *testing.T) (node, script string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	script, _ = filepath.Abs(filepath.Join("node_modules", "typescript", "bin", "tsc"))
-	_, statErr := os.Stat(filepath.Join("node_modules", "@types", "k6", "index.d.ts"))
-	if err != nil || statErr != nil {
-		t.Skip("no node or no types/node_modules: install them with `npm ci --prefix types` (Node.js 18+) to type-check the scripts")
+	skip := t.Skip
+	if os.Getenv("LLMSTREAM_REQUIRE_TSC") == "1" {
+		skip = t.Fatal
 	}
-	if _, err := os.Stat(script); err != nil {
-		t.Skip("no types/node_modules/typescript: install it with `npm ci --prefix types` to type-check the scripts")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("no node on PATH: install Node.js 18+ and run `npm ci --prefix types` to type-check the scripts")
+	}
+	script, _ = filepath.Abs(filepath.Join("node_modules", "typescript", "bin", "tsc"))
+	for _, f := range []string{"node_modules/typescript/bin/tsc", "node_modules/@types/k6/index.d.ts"} {
+		if _, err := os.Stat(filepath.FromSlash(f)); err != nil {
+			skip("no types/" + f + ": install the pinned packages with `npm ci --prefix types` to type-check the scripts")
+		}
 	}
 	return node, script
 }
