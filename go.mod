@@ -12,6 +12,7 @@ require (
 	github.com/prometheus/common v0.70.1
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/valyala/fastjson v1.6.10
+	github.com/yuin/goldmark v1.8.7
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.11
