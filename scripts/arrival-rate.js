@@ -27,7 +27,7 @@ import { check } from 'k6';
 import { Client } from '../xk6-llmstream/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
-const dur = (s) => `${Math.max(100, Math.round(s * 1000 * scale))}ms`;
+const dur = (/** @type {number} */ s) => `${Math.max(100, Math.round(s * 1000 * scale))}ms`;
 const rate = Number(__ENV.LLM_RATE || 2);
 const maxVUs = Number(__ENV.LLM_MAX_VUS || 100);
 
@@ -35,7 +35,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
 });
 
 const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
@@ -75,6 +75,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
+/** @param {string} text */
 function body(text) {
   if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };

@@ -31,6 +31,7 @@
 import { check } from 'k6';
 import { Client } from '../xk6-llmstream/llmstream.js';
 
+/** @param {string} name */
 function positive(name) {
   const raw = __ENV[name];
   if (raw === undefined || raw === '') return null;
@@ -51,13 +52,14 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
 });
 
 const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Name three uses of a load test.';
 
 // A fractional rate r is r·1000 iterations per 1000 s: k6 spaces them 1/r s apart.
+/** @param {number} r */
 function arrivalRate(r) {
   return {
     executor: 'constant-arrival-rate',
@@ -83,6 +85,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
+/** @param {string} text */
 function body(text) {
   if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };

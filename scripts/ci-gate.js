@@ -31,7 +31,7 @@ import { check } from 'k6';
 import { Client } from '../xk6-llmstream/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
-const ms = (s) => Math.max(100, Math.round(s * 1000 * scale));
+const ms = (/** @type {number} */ s) => Math.max(100, Math.round(s * 1000 * scale));
 const model = __ENV.LLM_MODEL || 'mock';
 const failOnPurpose = __ENV.LLM_GATE_FAIL === '1' || __ENV.LLM_GATE_FAIL === 'true';
 
@@ -44,7 +44,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: model,
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   warmup: 1,
   slo: { ttft: ttftP99, tpot: tpotP90 },
 });
@@ -53,7 +53,7 @@ const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Give one tip for writing fast code.';
 
 // Abort early once a limit is clearly broken, but not before a few requests are in.
-const gate = (expr) => ({ threshold: expr, abortOnFail: true, delayAbortEval: `${ms(5)}ms` });
+const gate = (/** @type {string} */ expr) => ({ threshold: expr, abortOnFail: true, delayAbortEval: `${ms(5)}ms` });
 
 export const options = {
   scenarios: {
@@ -75,6 +75,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
+/** @param {string} text */
 function body(text) {
   if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };

@@ -31,12 +31,12 @@ import { check } from 'k6';
 import { Client } from '../xk6-llmstream/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
-const ms = (s) => Math.max(100, Math.round(s * 1000 * scale));
+const ms = (/** @type {number} */ s) => Math.max(100, Math.round(s * 1000 * scale));
 const models = (__ENV.LLM_MODELS || 'model-a,model-b').split(',').map((m) => m.trim()).filter((m) => m !== '');
 if (models.length === 0) {
   throw new Error('LLM_MODELS is empty: give comma-separated model names');
 }
-const api = __ENV.LLM_API || 'openai-chat';
+const api = /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'); // checked by the Client
 
 // One Client per model, all created in the init context.
 const clients = models.map((m) => new Client({
@@ -50,7 +50,9 @@ const clients = models.map((m) => new Client({
 const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Summarise the plot of Hamlet in two sentences.';
 
+/** @type {{ [name: string]: import('k6/options').Scenario }} */
 const scenarios = {};
+/** @type {{ [metric: string]: string[] }} */
 const thresholds = { llm_requests_failed: ['rate<0.05'] };
 models.forEach((m, i) => {
   scenarios[`model_${i}`] = {
@@ -71,6 +73,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
+/** @param {string} text */
 function body(text) {
   if (api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };

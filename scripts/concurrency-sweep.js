@@ -29,7 +29,7 @@ import { check } from 'k6';
 import { Client } from '../xk6-llmstream/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
-const ms = (s) => Math.max(100, Math.round(s * 1000 * scale));
+const ms = (/** @type {number} */ s) => Math.max(100, Math.round(s * 1000 * scale));
 const levels = (__ENV.LLM_LEVELS || '1,4,8').split(',').map((x) => Number(x.trim()));
 for (const n of levels) {
   if (!Number.isInteger(n) || n < 1) {
@@ -43,13 +43,14 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   warmup: 1,
 });
 
 const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Describe a queue in two sentences.';
 
+/** @type {{ [name: string]: import('k6/options').Scenario }} */
 const scenarios = {};
 levels.forEach((n, i) => {
   scenarios[`c${n}`] = {
@@ -62,6 +63,7 @@ levels.forEach((n, i) => {
   };
 });
 
+/** @type {{ [metric: string]: string[] }} */
 const thresholds = { llm_requests_failed: ['rate<0.05'] };
 for (const n of levels) {
   // One line per level in the end-of-test summary.
@@ -75,6 +77,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
+/** @param {string} text */
 function body(text) {
   if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };

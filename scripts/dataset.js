@@ -15,7 +15,7 @@
 //   LLM_MODEL        model name (default: mock)
 //   LLM_API          openai-chat (default) | openai-completions | anthropic-messages
 //   LLM_DATASET      the JSONL file (default: data/synthetic.jsonl, next to this script; a
-//                    relative path is resolved from the main script's folder, as k6's open())
+//                    relative path is resolved from this script's folder)
 //   LLM_VUS          VUs (default: 4)
 //   LLM_SEED         where each VU starts in the file (default: 1)
 //   LLM_VLLM_EXTRAS  0 to leave out ignore_eos/min_tokens for servers that refuse them
@@ -32,13 +32,19 @@ import { Client, Dataset } from '../xk6-llmstream/llmstream.js';
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const vus = Number(__ENV.LLM_VUS || 4);
 
-const data = new Dataset(__ENV.LLM_DATASET || './data/synthetic.jsonl', { seed: Number(__ENV.LLM_SEED || 1) });
+// dataURL is where Dataset (llmstream.js's open()) reads a data file: a relative path is
+// resolved from this script's folder here, with import.meta.resolve (k6 v0.54+), because k6
+// v2 warns that open() in a module will stop resolving it from the main script.
+/** @param {string} p */
+const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
+
+const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/synthetic.jsonl'), { seed: Number(__ENV.LLM_SEED || 1) });
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   fixedOutputTokens: true,
   vllmExtras: __ENV.LLM_VLLM_EXTRAS !== '0',
 });

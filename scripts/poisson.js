@@ -28,13 +28,19 @@ const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const durMs = durationMs(__ENV.LLM_DURATION || '30s', 'LLM_DURATION') * scale;
 const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 32);
 
-const data = __ENV.LLM_DATASET ? new Dataset(__ENV.LLM_DATASET) : null;
+// dataURL is where Dataset (llmstream.js's open()) reads a data file: a relative path is
+// resolved from this script's folder here, with import.meta.resolve (k6 v0.54+), because k6
+// v2 warns that open() in a module will stop resolving it from the main script.
+/** @param {string} p */
+const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
+
+const data = __ENV.LLM_DATASET ? new Dataset(dataURL(__ENV.LLM_DATASET)) : null;
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
 });
 
 export const options = {

@@ -31,7 +31,7 @@ import { Client } from '../xk6-llmstream/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 // seconds → a k6 duration, scaled (never below 100 ms)
-const dur = (s) => `${Math.max(100, Math.round(s * 1000 * scale))}ms`;
+const dur = (/** @type {number} */ s) => `${Math.max(100, Math.round(s * 1000 * scale))}ms`;
 const itl = __ENV.LLM_ITL === undefined || __ENV.LLM_ITL === 'all' || __ENV.LLM_ITL === 'off' ? __ENV.LLM_ITL || 'all' : Number(__ENV.LLM_ITL);
 const peak = Number(__ENV.LLM_MAX_VUS || 40);
 
@@ -39,7 +39,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   itl: itl,
   // Each VU's first request opens its connection: keep it out of the numbers.
   warmup: 1,
@@ -70,6 +70,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'max', 'count'],
 };
 
+/** @param {string} text */
 function body(text) {
   if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };

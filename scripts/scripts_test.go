@@ -365,6 +365,13 @@ func TestScriptsWithRealK6(t *testing.T) {
 			if strings.Contains(output.String(), testKey) {
 				t.Error("the API key appears in k6's output")
 			}
+			// A script users copy runs without k6 warnings (k6 v2 warns about open()
+			// of a relative path from a module other than the main script).
+			for _, line := range strings.Split(output.String(), "\n") {
+				if strings.Contains(line, "level=warning") {
+					t.Errorf("k6 warns: %s", line)
+				}
+			}
 			raw, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)

@@ -25,7 +25,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   keepText: true,
 });
 
@@ -45,6 +45,7 @@ export const options = {
 };
 
 // The request body in the dialect's shape.
+/** @param {string} text */
 function body(text) {
   if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
@@ -58,8 +59,8 @@ export default function () {
     'tokens counted': (x) => x.outputTokens > 0,
   });
   if (!r.ok) {
-    console.warn(`request failed: ${r.errorKind}: ${r.error.message}`);
+    console.warn(`request failed: ${r.errorKind}: ${r.error ? r.error.message : ''}`);
   } else if (__ITER === 0) {
-    console.log(`${r.model} via ${r.api}: ttft ${r.ttft} ms, tpot ${r.tpot} ms, ${r.outputTokens} tokens (${r.tokenSource}), text: ${r.text.slice(0, 80)}`);
+    console.log(`${r.model} via ${r.api}: ttft ${r.ttft} ms, tpot ${r.tpot} ms, ${r.outputTokens} tokens (${r.tokenSource}), text: ${(r.text || '').slice(0, 80)}`);
   }
 }

@@ -232,8 +232,39 @@ export function dialectBody(api: API, body: { [field: string]: unknown }): { [fi
 /** A streaming LLM client. Create it in the init context (top level of the script). */
 export class Client {
   constructor(options: ClientOptions);
-  /** The upstream endpoint URL this Client streams from. */
+  /** The upstream endpoint URL this Client streams from (no credentials in it); the same as url. */
   readonly endpoint: string;
+  /** The wire format: the api option, 'openai-chat' when not given. */
+  readonly api: API;
+  /** The model option; '' when not given. */
+  readonly model: string;
+  /** The upstream endpoint URL (baseURL + path, with the model filled in for gemini). */
+  readonly url: string;
+  /** Where requests go: the helper's base URL (option helper, else __ENV.LLMSTREAM_HELPER) + '/v1/stream'. */
+  readonly helperURL: string;
+  /** The timeout option in ms (default 120000). */
+  readonly timeoutMs: number;
+  /** The idleTimeout option in ms; null when not given (the helper's default). */
+  readonly idleTimeoutMs: number | null;
+  readonly includeUsage: boolean;
+  readonly keepText: boolean;
+  readonly keepTimeline: boolean;
+  /** The tags option, each value turned into a string. */
+  readonly tags: { readonly [name: string]: string };
+  /** The body option ({} when not given). */
+  readonly body: { readonly [field: string]: unknown };
+  /** The itl option as the helper takes it: 'fraction' with 0 < fraction < 1, else fraction is 1 ('all') or 0. */
+  readonly itl: { readonly mode: 'all' | 'off' | 'records' | 'fraction'; readonly fraction: number };
+  readonly stages: boolean;
+  readonly warmup: number;
+  /** The slo option's limits in ms; null without slo. */
+  readonly slo: { readonly [limit in keyof SLO]?: number } | null;
+  /** The prices option with its defaults filled in; null without prices. */
+  readonly prices: Readonly<Required<Prices>> | null;
+  /** The fixedOutputTokens option: tokens is null for true (each request's own length); null when off. */
+  readonly fixedOutput: { readonly tokens: number | null; readonly extras: boolean } | null;
+  /** The vllmExtras option (default true). */
+  readonly vllmExtras: boolean;
   /**
    * Sends one streaming request and blocks the VU until it ends. `params` is the
    * API's request body (messages, max_tokens, …) or a prompt string. Never throws
@@ -322,7 +353,16 @@ export interface DatasetOptions {
 
 /** A JSONL dataset in a SharedArray (one copy per k6 process). Create it in the init context. */
 export class Dataset {
+  /**
+   * path is read with k6's open(): give a URL from import.meta.resolve('./data.jsonl')
+   * (relative to your script, k6 v0.54+) or an absolute path. A relative path is
+   * relative to the main script, and k6 v2 warns that this will change.
+   */
   constructor(path: string, options?: DatasetOptions);
+  readonly order: 'sequential' | 'random';
+  readonly seed: number;
+  /** The vus option; null when not given (the test's VUs are used). */
+  readonly vus: number | null;
   readonly length: number;
   readonly sessionCount: number;
   /** Entry i (0-based, wrapping). */
@@ -350,6 +390,13 @@ export type TurnResult = Result & { turn: number };
 /** A multi-turn conversation of one VU. */
 export class Session {
   constructor(client: Client, options?: SessionOptions);
+  readonly client: Client;
+  /** The system option; '' when not given. */
+  readonly system: string;
+  /** The tags option, each value turned into a string. */
+  readonly tags: { readonly [name: string]: string };
+  /** The thinkTime option in ms ({min, max}; min = max for one duration); null when not given. */
+  readonly think: { readonly min: number; readonly max: number } | null;
   /** Turns answered so far. */
   readonly turn: number;
   /** The messages so far (a copy). */

@@ -8,6 +8,9 @@
 //   - ES modules: relative, absolute and file:// imports of .js files; the built-in
 //     modules k6, k6/http, k6/metrics, k6/execution and k6/data (SharedArray:
 //     built once per run by the first VU, elements parsed and frozen on read).
+//   - import.meta.resolve (k6 v0.54+): the file:// URL an import from that module
+//     would load; open() reads such URLs as well as paths (relative ones from the
+//     main script's folder, as k6 v2 still does).
 //   - Global setTimeout and clearTimeout (k6 v1+), on each VU's event loop,
 //     with real delays (fractional milliseconds honoured).
 //   - The init context runs once per VU, each VU in its own runtime; metrics may be

@@ -529,3 +529,34 @@ func TestTimersAndSharedArray(t *testing.T) {
 		t.Errorf("errors %v, want the timer callback's exception", res.Errors)
 	}
 }
+
+// import.meta.resolve resolves from the module it is written in and returns a
+// file:// URL that open() reads, from any module, as k6 does.
+func TestImportMetaResolveAndOpenURL(t *testing.T) {
+	t.Parallel()
+	res := runScript(t, Config{Script: "testdata/importmeta.js"})
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("testdata/data/three.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "file://" + filepath.ToSlash(abs)
+	var urls []string
+	if err := json.Unmarshal([]byte(consoleLine(res, "urls ")), &urls); err != nil {
+		t.Fatalf("urls line %q: %v (console %q)", consoleLine(res, "urls "), err, res.Console)
+	}
+	if !reflect.DeepEqual(urls, []string{want, want, want}) {
+		t.Errorf("import.meta.resolve gave %q, want %q three times", urls, want)
+	}
+	if got := consoleLine(res, "lines "); got != "3" {
+		t.Errorf("open(file URL) read %q lines, want 3", got)
+	}
+	if got := consoleLine(res, "bare "); !strings.Contains(got, `"data/three.jsonl"`) || !strings.Contains(got, "bare") {
+		t.Errorf("a bare name: %q, want an error naming it", got)
+	}
+	if got := consoleLine(res, "missing "); !strings.Contains(got, "none.jsonl") || !strings.Contains(got, "no such file") {
+		t.Errorf("a missing file: %q, want an error naming it", got)
+	}
+}

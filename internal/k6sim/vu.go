@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/grafana/sobek"
@@ -79,6 +78,7 @@ func (r *run) newVU(id int) (*vu, error) {
 		"k6/execution": v.executionModule(),
 		"k6/data":      v.dataModule(),
 	}
+	v.setImportMeta()
 	if err := v.setGlobals(r.cfg.Env); err != nil {
 		return nil, err
 	}
@@ -128,9 +128,9 @@ func (v *vu) setGlobals(env map[string]string) error {
 			panic(rt.NewGoError(errors.New("open() can only be called in the init context")))
 		}
 		name := call.Argument(0).String()
-		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(v.r.script), p)
+		p, err := v.openPath(name)
+		if err != nil {
+			panic(rt.NewGoError(fmt.Errorf("open(%q): %w", name, err)))
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {

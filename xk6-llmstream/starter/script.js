@@ -22,7 +22,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('./llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   slo: { ttft: '2s', tpot: '100ms' }, // adds llm_slo_met: the share of requests within both
 });
 
