@@ -31,17 +31,12 @@ func InputOf(in result.Input, first, last time.Time) Input {
 	return row
 }
 
-// SummaryWarnings are the summary's warnings the page shows near the top: the
-// failure rate's and the load generator's (the groups' other notes are shown
-// under their tables).
+// SummaryWarnings are the summary's warnings the page shows near the top:
+// its alerts (the failure rate's, and the load generator's when it fires on
+// a selected llm_client_lag); the groups' other notes are shown under their
+// tables, and the client health in the Run section.
 func SummaryWarnings(s *result.Summary) []string {
-	var out []string
-	for _, w := range s.Warnings {
-		if strings.HasPrefix(w, result.FailedMetric) || strings.HasPrefix(w, result.ClientLagMetric) {
-			out = append(out, w)
-		}
-	}
-	return out
+	return s.Alerts
 }
 
 // TrendGroup is a Trend group's table row, with its notes as the summary
@@ -146,8 +141,11 @@ func SummaryHealth(s *result.Summary) []string {
 		if h.ZeroGapShare != nil {
 			line += fmt.Sprintf(", %s of %s ITL gaps exactly 0", numfmt.Percent(*h.ZeroGapShare), numfmt.Thousands(h.Gaps))
 		}
-		if h.Limited {
+		switch {
+		case h.Limited:
 			line += " — " + h.Warning
+		case h.NoVerdict != "":
+			line += " — " + h.NoVerdict
 		}
 		out = append(out, line)
 	}

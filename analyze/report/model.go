@@ -23,7 +23,8 @@ type Report struct {
 	// Warnings are shown near the top: damaged inputs, high failure rates, …
 	Warnings []string
 	// Health are the summary's client health and cache-hit lines
-	// (SummaryHealth), shown under the warnings.
+	// (SummaryHealth), shown in the Run section (the load-generator
+	// warning is among Warnings only when it fires on a selected metric).
 	Health []string
 	// Throughput is the summary's throughput and goodput lines
 	// (SummaryThroughput), one per group.
