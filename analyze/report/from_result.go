@@ -73,7 +73,8 @@ func ValueOf(typ string, g result.Group, span time.Duration) Value {
 	case "counter":
 		text = "sum " + output.Number(deref(g.Sum))
 		if g.PerSecond != nil {
-			text += fmt.Sprintf(" (%s/s over %s)", output.Number(*g.PerSecond), span.Round(time.Millisecond))
+			text += fmt.Sprintf(" (%s/s over %s, from the first sample to the last, as k6's counter rate; the Throughput line's window is from the first request end to the last and counts the requests that ended after the first)",
+				output.Number(*g.PerSecond), span.Round(time.Millisecond))
 		}
 	default:
 		text = "last value " + output.Number(deref(g.Value))
@@ -163,7 +164,7 @@ func SummaryHealth(s *result.Summary) []string {
 func SummaryThroughput(s *result.Summary) []string {
 	var out []string
 	for _, g := range s.Throughput {
-		line := fmt.Sprintf("%s: %s requests in %s s: %s req/s (achieved %s), output %s tok/s, total %s tok/s",
+		line := fmt.Sprintf("%s: %s requests in %s s from the first request end to the last: %s req/s (achieved %s), output %s tok/s, total %s tok/s",
 			g.Label, numfmt.Thousands(g.Requests), numfmt.Sig4(g.WindowS), output.RateText(g.RPS), output.RateText(g.AchievedRPS),
 			output.RateText(g.OutputTPS), output.RateText(g.TotalTPS))
 		if g.GoodputSource != "" {
