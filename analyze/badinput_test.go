@@ -55,3 +55,38 @@ func TestBadInputNamed(t *testing.T) {
 		t.Errorf("killed run: exit %d, stderr %q", code, errs)
 	}
 }
+
+// An input without samples is refused with exit 2 naming it (issue 26 item
+// 2): an empty file, a file of Metric declarations only, and a gzip cut
+// within its first line each exited 0 with "No samples of the selected
+// metrics" before. Every subcommand that reads k6 output refuses it.
+func TestInputWithoutSamplesRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	decls := filepath.Join(dir, "decls.json")
+	os.WriteFile(decls, []byte(`{"type":"Metric","data":{"name":"llm_ttft","type":"trend","contains":"time"},"metric":"llm_ttft"}`+"\n"), 0o644)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(readPlain(t, fixV2)))
+	zw.Close()
+	cut := filepath.Join(dir, "cut.json.gz")
+	os.WriteFile(cut, z.Bytes()[:100], 0o644) // the header and part of line 1
+	for _, c := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"summary", empty}, "empty.json"},
+		{[]string{"summary", "--format", "json", decls}, "decls.json"},
+		{[]string{"summary", cut}, "cut.json.gz"},
+		{[]string{"summary", fixV2, empty}, "empty.json"},
+		{[]string{"check", "--check", "llm_ttft: p(99)<1", empty}, "empty.json"},
+		{[]string{"report", "-o", filepath.Join(dir, "r"), cut}, "cut.json.gz"},
+	} {
+		code, out, errs := run(t, nil, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.name+": no samples") {
+			t.Errorf("%v: exit %d, stderr %q, stdout %.200q; want exit 2 and %q", c.args, code, errs, out, c.name+": no samples")
+		}
+	}
+}

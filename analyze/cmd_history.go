@@ -187,6 +187,14 @@ func writeHistoryFigures(stdout io.Writer, hf historyFlags, series []*history.Se
 	}
 	for _, v := range rep.Latest {
 		sec.Latest = append(sec.Latest, output.VerdictLine(v))
+		switch v.Status {
+		case history.OK:
+			sec.Passed++
+		case history.Regression:
+			sec.Regressions++
+		default:
+			sec.Undecided++
+		}
 	}
 	for _, m := range metrics {
 		fig, err := history.Figure(series, m, percents, vs, size, plot.DPI(figureDPI))

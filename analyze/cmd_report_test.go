@@ -116,15 +116,17 @@ func TestReportCommandErrors(t *testing.T) {
 }
 
 // TestReportShowsSummaryWarnings: the report renders the summary's result,
-// so every warning the summary gives — too few samples above a percentile,
-// an interval open for want of samples or wider than --max-ci-width's
-// default, a high failure rate — is on the page, worded and counted alike.
+// so every note the summary gives a group — too few samples above a
+// percentile, an interval open for want of samples or wider than
+// --max-ci-width's default — and every alert (a high failure rate) is on the
+// page, worded and counted alike. (The summary's warning list says "too few
+// samples" once per metric; the page says it under each group's table.)
 func TestReportShowsSummaryWarnings(t *testing.T) {
 	t.Parallel()
 	s := summaryJSON(t, "--by", "model", fixV2)
 	var open, wide bool
 	for _, w := range s.Warnings {
-		open = open || strings.Contains(w, "too few samples for a 95% confidence interval")
+		open = open || strings.Contains(w, "too few samples for p(99)")
 		wide = wide || strings.Contains(w, "confidence intervals wider than 20% of the value")
 	}
 	if !open || !wide || len(s.Warnings) < 4 {
@@ -139,7 +141,18 @@ func TestReportShowsSummaryWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	for _, w := range s.Warnings {
+	var notes []string
+	for _, m := range s.Metrics {
+		for _, g := range m.Groups {
+			for _, n := range g.Notes {
+				notes = append(notes, m.Name+" ("+g.Label+"): "+n)
+			}
+		}
+	}
+	if len(notes) < 4 {
+		t.Fatalf("the fixture should give notes: %q", notes)
+	}
+	for _, w := range append(notes, s.Alerts...) {
 		if !strings.Contains(page, html.EscapeString(w)) {
 			t.Errorf("the report lacks the summary's warning %q", w)
 		}

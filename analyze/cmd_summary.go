@@ -79,10 +79,8 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	rep := result.Summarize(d, opts)
-	for _, w := range rep.Warnings {
-		if strings.HasPrefix(w, result.FailedMetric) || strings.HasPrefix(w, result.ClientLagMetric) {
-			fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
-		}
+	for _, w := range rep.Alerts {
+		fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
 	}
 	if err := out.write(stdout, func(w io.Writer) error { return output.WriteSummary(w, out.format, rep) }); err != nil {
 		return err

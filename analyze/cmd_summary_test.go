@@ -311,7 +311,7 @@ func TestSummaryPercentileNotes(t *testing.T) {
 		t.Errorf("p99 CI %+v", p99.CI)
 	}
 	joined := strings.Join(s.Warnings, "\n")
-	if !strings.Contains(joined, "llm_ttft: p(99.9), p(99.99) rest on fewer than 2 samples above them (617 samples; p(99.99) needs 20000)") {
+	if !strings.Contains(joined, "llm_ttft: too few samples (617) for p(99.9), p(99.99): p(99.9), p(99.99) rest on fewer than 2 samples above them (p(99.99) needs 20000)") {
 		t.Errorf("warnings %q", joined)
 	}
 	if strconv.Itoa(p99.Rank) != "611" { // ⌈0.99·617⌉ = ⌈610.83⌉

@@ -93,10 +93,18 @@ func testSummaryClientHealth(t *testing.T, zeroGapRate bool) {
 	if c := s.CacheHits[1]; *c.Share != 0 {
 		t.Errorf("cache model=b: %+v", c)
 	}
-	code, out, errs := run(t, nil, "summary", "--by", "model", "--metric", "llm_itl", path)
-	if code != exitOK || !strings.Contains(out, "Client health") || !strings.Contains(out, "LIMITED by the load generator") ||
+	// llm_client_lag selected (by default): the warning is on stderr too.
+	code, out, errs := run(t, nil, "summary", "--by", "model", path)
+	if code != exitOK || !strings.Contains(out, "LIMITED by the load generator") ||
 		!strings.Contains(errs, "llm_client_lag (model=b): results are limited by the load generator: client lag p99") {
 		t.Errorf("text: exit %d, stderr %q:\n%s", code, errs, out)
+	}
+	// --metric llm_itl: llm_client_lag is not selected, so the verdict is
+	// the health table's alone (issue 26 item 3).
+	code, out, errs = run(t, nil, "summary", "--by", "model", "--metric", "llm_itl", path)
+	if code != exitOK || !strings.Contains(out, "Client health") || !strings.Contains(out, "LIMITED by the load generator") ||
+		strings.Contains(errs, "load generator") {
+		t.Errorf("text --metric llm_itl: exit %d, stderr %q:\n%s", code, errs, out)
 	}
 	if strings.Contains(out, "Prompt cache") {
 		t.Error("--metric llm_itl: the token counters were not read, yet a cache share is shown")

@@ -73,3 +73,28 @@ func TestReportThroughputMatchesSummary(t *testing.T) {
 		}
 	}
 }
+
+// The report's two output tok/s figures each say their window (issue 26
+// item 4): the Throughput line's (first to last request end) and the
+// counter's per second (its samples' span, as k6's counter rate), which
+// differed without a word on why.
+func TestReportSaysEachThroughputWindow(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	writeSmallRun(t, path, 50, 0.05)
+	if code, _, errs := run(t, nil, "report", "-o", filepath.Join(dir, "r"), path); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if !strings.Contains(page, "/s over 14.7s, from the first sample to the last") {
+		t.Error("the counter's per-second figure does not say its window")
+	}
+	if !strings.Contains(page, "in 14.70 s from the first request end to the last") {
+		t.Error("the throughput line does not say its window")
+	}
+}

@@ -143,6 +143,9 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 			return &InputError{err}
 		}
 		r.warnFile(in, st)
+		if st.Points == 0 {
+			return &InputError{noSamples(in.Path, st)}
+		}
 	}
 	rr.warn(r.opts.Warn)
 	for _, m := range r.sel.Metrics {
@@ -181,8 +184,7 @@ func (r *Reader) declare(file int, m *k6json.Metric) error {
 	return nil
 }
 
-// warnFile warns about an input cut short, with skipped lines, or without
-// samples.
+// warnFile warns about an input cut short, or with skipped lines.
 func (r *Reader) warnFile(in Input, st k6json.FileStats) {
 	if st.Damage != "" {
 		fmt.Fprintf(r.opts.Warn, "analyze: warning: %s: %s; read %d lines, %d samples (%d of the selected metrics) before the damage\n",
@@ -192,9 +194,21 @@ func (r *Reader) warnFile(in Input, st k6json.FileStats) {
 		fmt.Fprintf(r.opts.Warn, "analyze: warning: %s: skipped %d corrupt line(s) (lines %s)\n",
 			in.Path, st.Skipped, LineList(st.SkippedLines, st.Skipped))
 	}
-	if st.Points == 0 {
-		fmt.Fprintf(r.opts.Warn, "analyze: warning: %s: no samples (is it k6 --out json output?)\n", in.Path)
+}
+
+// noSamples is the error of an input without a single sample (a Point line,
+// or a record): an empty file, declarations only, or a gzip cut before its
+// first sample. Nothing can be said of such an input, so it is refused
+// rather than reported as a run of no requests.
+func noSamples(path string, st k6json.FileStats) error {
+	what := "it is empty"
+	switch {
+	case st.Damage != "":
+		what = fmt.Sprintf("it was cut short before its first sample (%s)", st.Damage)
+	case st.Lines > 0:
+		what = fmt.Sprintf("none of its %d line(s) is a sample (a Point line)", st.Lines)
 	}
+	return fmt.Errorf("%s: no samples: %s; is it k6 --out json output?", path, what)
 }
 
 // LineList writes line numbers as "3, 17, 20", with ", ..." when total is

@@ -96,6 +96,10 @@ func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
 	} else {
 		ew.printf("\nregression limits (broken when the candidate is worse by more than the limit with confidence):\n")
 	}
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	if !md {
+		fmt.Fprintf(tw, "  limit\tmetric\tchange\t%s CI\tresult\n", pctLevel(r.Confidence))
+	}
 	for _, l := range r.Limits {
 		format := signed
 		switch {
@@ -117,8 +121,11 @@ func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
 		if md {
 			ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(l.Limit, true), esc(l.Metric+model.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
 		} else {
-			ew.printf("  %-20s %-32s %s (CI %s): %s\n", esc(l.Limit), esc(l.Metric+model.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", esc(l.Limit), esc(l.Metric+model.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
 		}
+	}
+	if err := tw.Flush(); err != nil && ew.err == nil {
+		ew.err = err
 	}
 }
 

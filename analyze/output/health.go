@@ -16,8 +16,11 @@ func healthTables(w *errWriter, md bool, s *result.Summary, render func(*table))
 		t := &table{title: title, header: []string{"group", "lag p99", "zero gaps", "ITL p50", "verdict"}, right: []bool{false, true, true, true, false}}
 		for _, h := range s.Health {
 			verdict := "ok"
-			if h.Limited {
+			switch {
+			case h.Limited:
 				verdict = "LIMITED by the load generator"
+			case h.NoVerdict != "":
+				verdict = h.NoVerdict
 			}
 			t.add(h.Label, msOrDash(h.LagP99), shareOrDash(h.ZeroGapShare), msOrDash(h.ITLP50), verdict)
 		}

@@ -31,17 +31,12 @@ func InputOf(in result.Input, first, last time.Time) Input {
 	return row
 }
 
-// SummaryWarnings are the summary's warnings the page shows near the top: the
-// failure rate's and the load generator's (the groups' other notes are shown
-// under their tables).
+// SummaryWarnings are the summary's warnings the page shows near the top:
+// its alerts (the failure rate's, and the load generator's when it fires on
+// a selected llm_client_lag); the groups' other notes are shown under their
+// tables, and the client health in the Run section.
 func SummaryWarnings(s *result.Summary) []string {
-	var out []string
-	for _, w := range s.Warnings {
-		if strings.HasPrefix(w, result.FailedMetric) || strings.HasPrefix(w, result.ClientLagMetric) {
-			out = append(out, w)
-		}
-	}
-	return out
+	return s.Alerts
 }
 
 // TrendGroup is a Trend group's table row, with its notes as the summary
@@ -78,7 +73,8 @@ func ValueOf(typ string, g result.Group, span time.Duration) Value {
 	case "counter":
 		text = "sum " + output.Number(deref(g.Sum))
 		if g.PerSecond != nil {
-			text += fmt.Sprintf(" (%s/s over %s)", output.Number(*g.PerSecond), span.Round(time.Millisecond))
+			text += fmt.Sprintf(" (%s/s over %s, from the first sample to the last, as k6's counter rate; the Throughput line's window is from the first request end to the last and counts the requests that ended after the first)",
+				output.Number(*g.PerSecond), span.Round(time.Millisecond))
 		}
 	default:
 		text = "last value " + output.Number(deref(g.Value))
@@ -146,8 +142,11 @@ func SummaryHealth(s *result.Summary) []string {
 		if h.ZeroGapShare != nil {
 			line += fmt.Sprintf(", %s of %s ITL gaps exactly 0", numfmt.Percent(*h.ZeroGapShare), numfmt.Thousands(h.Gaps))
 		}
-		if h.Limited {
+		switch {
+		case h.Limited:
 			line += " — " + h.Warning
+		case h.NoVerdict != "":
+			line += " — " + h.NoVerdict
 		}
 		out = append(out, line)
 	}
@@ -165,7 +164,7 @@ func SummaryHealth(s *result.Summary) []string {
 func SummaryThroughput(s *result.Summary) []string {
 	var out []string
 	for _, g := range s.Throughput {
-		line := fmt.Sprintf("%s: %s requests in %s s: %s req/s (achieved %s), output %s tok/s, total %s tok/s",
+		line := fmt.Sprintf("%s: %s requests in %s s from the first request end to the last: %s req/s (achieved %s), output %s tok/s, total %s tok/s",
 			g.Label, numfmt.Thousands(g.Requests), numfmt.Sig4(g.WindowS), output.RateText(g.RPS), output.RateText(g.AchievedRPS),
 			output.RateText(g.OutputTPS), output.RateText(g.TotalTPS))
 		if g.GoodputSource != "" {

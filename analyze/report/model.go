@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
@@ -23,7 +25,8 @@ type Report struct {
 	// Warnings are shown near the top: damaged inputs, high failure rates, …
 	Warnings []string
 	// Health are the summary's client health and cache-hit lines
-	// (SummaryHealth), shown under the warnings.
+	// (SummaryHealth), shown in the Run section (the load-generator
+	// warning is among Warnings only when it fires on a selected metric).
 	Health []string
 	// Throughput is the summary's throughput and goodput lines
 	// (SummaryThroughput), one per group.
@@ -84,6 +87,61 @@ type History struct {
 	Alerts []string
 	Latest []string
 	OK     bool // the last runs pass the gate
+	// Passed, Regressions and Undecided count the verdicts on the last runs:
+	// ok, regression, and inconclusive or without a baseline. The badge
+	// says "pass" only when something passed and the gate passes.
+	Passed, Regressions, Undecided int
+}
+
+// Badge is a verdict badge: its words and its class ("pass", "fail" or
+// "none").
+type Badge struct{ Text, Class string }
+
+// Badge is the history's verdict badge, from what was tested on the last
+// runs: "pass" only when a verdict passed and the gate passes.
+func (h *History) Badge() Badge {
+	switch {
+	case h.Regressions > 0:
+		return Badge{fmt.Sprintf("last runs fail the gate: %d regression%s", h.Regressions, plural(h.Regressions)), "fail"}
+	case h.Passed == 0 && h.OK:
+		return Badge{"nothing tested on the last runs (no limit could be decided; accepted by --allow-inconclusive)", "none"}
+	case h.Passed == 0:
+		return Badge{"nothing tested on the last runs: the gate cannot decide", "fail"}
+	case !h.OK:
+		return Badge{fmt.Sprintf("last runs fail the gate: %d of %d verdicts undecided", h.Undecided, h.Passed+h.Undecided), "fail"}
+	case h.Undecided > 0:
+		return Badge{fmt.Sprintf("last runs pass: %d verdict%s pass, %d undecided (accepted)", h.Passed, plural(h.Passed), h.Undecided), "pass"}
+	}
+	return Badge{fmt.Sprintf("last runs pass: %d verdict%s pass", h.Passed, plural(h.Passed)), "pass"}
+}
+
+// Subtitle is the line under the title: when it was made, the inputs (a
+// history page has none: it says its runs), the selection and k6's version.
+func (r *Report) Subtitle() string {
+	var parts []string
+	if !r.Generated.IsZero() {
+		parts = append(parts, "Generated "+r.Generated.UTC().Format("2006-01-02 15:04:05.000")+" UTC")
+	}
+	switch {
+	case len(r.Inputs) > 0:
+		parts = append(parts, fmt.Sprintf("%d input%s", len(r.Inputs), plural(len(r.Inputs))))
+	case r.History != nil:
+		parts = append(parts, fmt.Sprintf("%d run%s of %s", r.History.Runs, plural(r.History.Runs), r.History.File))
+	}
+	if r.Selection != "" {
+		parts = append(parts, "selection: "+r.Selection)
+	}
+	if r.K6Version != "" {
+		parts = append(parts, "k6 "+r.K6Version)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // Input is one input file.

@@ -112,7 +112,7 @@ func (rep *Comparison) compareTrend(name string, base, cand *model.Data, limits 
 		}
 		cm.Groups = append(cm.Groups, g)
 		for li, l := range limits {
-			if !l.IsRate() && l.Applies(name) {
+			if !l.IsRate() && limitApplies(l, name) {
 				used[li] = true
 				lr, lo, hi := evalLimit(l, name, key, res)
 				judgeLimit(&lr, int64(min(res.NBase, res.NCand)), lo, hi)
@@ -122,6 +122,18 @@ func (rep *Comparison) compareTrend(name string, base, cand *model.Data, limits 
 	}
 	rep.Metrics = append(rep.Metrics, cm)
 	return nil
+}
+
+// limitApplies tells whether a Trend limit is tested on a metric: a limit
+// that names it, or a bare limit (p99=10%) on any compared Trend but
+// llm_client_lag, the client's own health, which says whether the figures
+// can be trusted rather than how the system under test performed (name it,
+// llm_client_lag:p99=10%, to limit it).
+func limitApplies(l compare.Limit, name string) bool {
+	if l.Metric == "" && name == ClientLagMetric {
+		return false
+	}
+	return l.Applies(name)
 }
 
 // compareRate compares a Rate's groups and tests the rate limits that apply

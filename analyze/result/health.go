@@ -31,9 +31,11 @@ func LimitedByLoadGenerator(lagP99, itlP50 float64, n int64) (limited bool, why 
 }
 
 // clientHealth fills the summary's client health, one entry per group with
-// a client lag or zero-gap series, and warns when the load generator limits
-// the results.
-func (rep *Summary) clientHealth(d *model.Data) {
+// a client lag or zero-gap series. When the load generator limits the
+// results (the rule has a verdict: enough lag samples) and alert is set
+// (llm_client_lag is selected), it also warns and alerts; otherwise the
+// verdict is the health entry's alone.
+func (rep *Summary) clientHealth(d *model.Data, alert bool) {
 	groups := map[string]*Health{}
 	var order []string
 	get := func(s *model.Series) *Health {
@@ -81,9 +83,16 @@ func (rep *Summary) clientHealth(d *model.Data) {
 				itl = *h.ITLP50
 			}
 			var why string
-			if h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl, h.LagCount); h.Limited {
+			h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl, h.LagCount)
+			switch {
+			case h.Limited:
 				h.Warning = "results are limited by the load generator: " + why
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %s", ClientLagMetric, model.GroupSuffix(k), h.Warning))
+				if alert {
+					w := fmt.Sprintf("%s%s: %s", ClientLagMetric, model.GroupSuffix(k), h.Warning)
+					rep.Warnings, rep.Alerts = append(rep.Warnings, w), append(rep.Alerts, w)
+				}
+			case why != "":
+				h.NoVerdict = why
 			}
 		}
 		rep.Health = append(rep.Health, *h)
@@ -132,8 +141,12 @@ type Health struct {
 	// ITLP50 is the group's llm_itl p(50) (ms), when it was read.
 	ITLP50 *float64 `json:"itl_p50"`
 	// Limited is LimitedByLoadGenerator's verdict; Warning says why.
-	Limited bool   `json:"limited"`
-	Warning string `json:"warning,omitempty"`
+	// NoVerdict, when set, says why the rule gave none (too few lag
+	// samples): Limited is then false, and the health is not known to be
+	// ok either. Added within v1.
+	Limited   bool   `json:"limited"`
+	Warning   string `json:"warning,omitempty"`
+	NoVerdict string `json:"no_verdict,omitempty"`
 }
 
 // CacheHit is the share of a group's input tokens served from the prompt

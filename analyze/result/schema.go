@@ -51,9 +51,16 @@ type Summary struct {
 	// Cost is the requests' cost per request and in all, per group, when
 	// the inputs have llm_cost (Clients with prices).
 	Cost *Cost `json:"cost,omitempty"`
-	// Warnings are the notes of every group, the failure-rate warning and
-	// the load-generator warning, in one list.
+	// Warnings are the notes of every group of a selected metric (a metric
+	// read only beside the selection keeps its notes under its table), the
+	// failure-rate warning and the load-generator warning, in one list.
 	Warnings []string `json:"warnings"`
+	// Alerts are the warnings that bear on every figure of the run, the ones
+	// analyze writes on stderr and the report shows at its top: a failure
+	// rate above the bound, and the load generator limiting the results when
+	// llm_client_lag is selected (the default) and its rule has a verdict.
+	// Added within v1.
+	Alerts []string `json:"alerts"`
 }
 
 // Metric is one metric's groups.

@@ -72,22 +72,80 @@ func reasons(l Level) []string {
 }
 
 // Answer is the sweep's one-line answer: "highest rate meeting the SLO: 44
-// req/s (achieved 43.9 req/s), 263 output tok/s, TTFT p99 52.3 ms".
+// req/s (achieved 43.9 req/s), 263 output tok/s, TTFT p99 52.3 ms". It
+// agrees with the table: a level that passed above a lower level that did
+// not is named, with why it is not the answer (such a pass is not trusted).
 func Answer(res *Result) string {
 	what := "rate"
 	if res.Mode == VUs.String() {
 		what = "concurrency"
 	}
+	untrusted := untrustedPass(res)
 	if res.MaxPassing == nil {
+		if untrusted != "" {
+			return fmt.Sprintf("no highest %s meeting the SLO: %s", what, untrusted)
+		}
 		return fmt.Sprintf("no level met the SLO: no highest %s", what)
 	}
+	answer := fmt.Sprintf("highest %s meeting the SLO: %s %s", what, FormatLevel(*res.MaxPassing), res.Unit)
 	for _, l := range res.Levels {
 		if l.Offered == *res.MaxPassing && l.Pass {
-			return fmt.Sprintf("highest %s meeting the SLO: %s %s (achieved %s req/s), %s output tok/s, TTFT p99 %s ms",
+			answer = fmt.Sprintf("highest %s meeting the SLO: %s %s (achieved %s req/s), %s output tok/s, TTFT p99 %s ms",
 				what, FormatLevel(l.Offered), res.Unit, fmtPtr(l.AchievedRPS), fmtPtr(l.OutputTPS), fmtQuantile(l.dist(MetricTTFT), "p(99)"))
+			break
 		}
 	}
-	return fmt.Sprintf("highest %s meeting the SLO: %s %s", what, FormatLevel(*res.MaxPassing), res.Unit)
+	if untrusted != "" {
+		answer += "; " + untrusted
+	}
+	return answer
+}
+
+// untrustedPass says which level passed above the answer (MaxPassing, or
+// none) and which lower level did not pass, so is not the answer: "level 2
+// (11 req/s) passed, but level 1 (6 req/s), lower, failed: ...". Empty when
+// no level passed above the answer.
+func untrustedPass(res *Result) string {
+	var top *Level // the highest passing level above the answer
+	for i := range res.Levels {
+		l := &res.Levels[i]
+		if l.Pass && (res.MaxPassing == nil || l.Offered > *res.MaxPassing) && (top == nil || l.Offered > top.Offered) {
+			top = l
+		}
+	}
+	if top == nil {
+		return ""
+	}
+	var below *Level // the lowest level that did not pass
+	for i := range res.Levels {
+		l := &res.Levels[i]
+		if !l.Pass && l.Offered < top.Offered && (below == nil || l.Offered < below.Offered) {
+			below = l
+		}
+	}
+	too := ""
+	if res.MaxPassing != nil {
+		too = " too"
+	}
+	if below == nil { // not reached: a pass above the answer has a non-pass below it
+		return fmt.Sprintf("level %d (%s %s) passed%s", top.Index, FormatLevel(top.Offered), res.Unit, too)
+	}
+	return fmt.Sprintf("level %d (%s %s) passed%s, but level %d (%s %s), lower, %s: a pass above a level that did not pass is not trusted",
+		top.Index, FormatLevel(top.Offered), res.Unit, too, below.Index, FormatLevel(below.Offered), res.Unit, verdictWords(below))
+}
+
+// verdictWords is a level's verdict in a sentence: "failed", "was
+// inconclusive", "was saturated".
+func verdictWords(l *Level) string {
+	switch l.Verdict {
+	case result.Fail:
+		return "failed"
+	case result.Inconclusive:
+		return "was inconclusive"
+	case result.Saturated:
+		return "was saturated"
+	}
+	return fmt.Sprintf("did not pass (%s)", l.Verdict)
 }
 
 func pctNames() []string {
