@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
@@ -50,7 +51,8 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 
 	f := newFigure(p, o)
 	pn := f.panels[0]
-	m := &marks{labelled: marked(series) < 2}
+	m := &marks{labelled: marked(series) < 2, pn: pn}
+	pn.corner = func(c draw.Canvas) *obstacles { return m.obstacles(c, p) }
 	if !m.labelled {
 		pn.table = &valueTable{}
 	}

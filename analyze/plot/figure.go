@@ -78,6 +78,41 @@ type panel struct {
 	// labels are the plotters that place labels inside the plot area,
 	// for the layout tests.
 	labels []labeller
+	// corner, when not nil, gives the data drawn on a data canvas: the
+	// legend or table then goes in the bottom right corner of the plot
+	// area when it meets none of it there (an ECDF's curves rise to the
+	// left of that corner), else beside the plot.
+	corner func(c draw.Canvas) *obstacles
+}
+
+// sideSize is the width and height of the panel's legend or table.
+func (pn *panel) sideSize() vg.Point {
+	if pn.table != nil {
+		return pn.table.size(pn.plot)
+	}
+	if len(pn.names) == 0 {
+		return vg.Point{}
+	}
+	r, _ := legendRect(pn.legend, pn.names, vg.Rectangle{})
+	return r.Size()
+}
+
+// cornerInset is the legend's distance from the corner of the plot area.
+var cornerInset = vg.Points(6)
+
+// cornerBox is where the legend or table goes in the bottom right corner of
+// the data canvas c, and whether it is free there.
+func (pn *panel) cornerBox(c draw.Canvas) (vg.Rectangle, bool) {
+	sz := pn.sideSize()
+	if pn.corner == nil || sz == (vg.Point{}) {
+		return vg.Rectangle{}, false
+	}
+	r := vg.Rectangle{Min: vg.Point{X: c.Max.X - cornerInset - sz.X, Y: c.Min.Y + cornerInset},
+		Max: vg.Point{X: c.Max.X - cornerInset, Y: c.Min.Y + cornerInset + sz.Y}}
+	if !inside(r, c.Rectangle, 0) || pn.corner(c).hits(grow(r, labelPad), false) > 0 {
+		return vg.Rectangle{}, false
+	}
+	return r, true
 }
 
 // labeller is a plotter that places labels in the data area: boxes returns
@@ -140,8 +175,10 @@ func (f *Figure) layout(c draw.Canvas) (title vg.Point, out []panelLayout) {
 		c.Max.Y -= sty.Rectangle(f.title).Size().Y + vg.Points(6)
 	}
 	side := vg.Length(0)
-	for _, pn := range f.panels {
-		side = max(side, pn.sideWidth())
+	if !f.cornersFree(c) {
+		for _, pn := range f.panels {
+			side = max(side, pn.sideWidth())
+		}
 	}
 	if side > 0 {
 		c.Max.X -= side + sideGap
@@ -161,6 +198,10 @@ func (f *Figure) layout(c draw.Canvas) (title vg.Point, out []panelLayout) {
 		pc.Min.X += left - pn.plot.DataCanvas(*pc).Min.X
 		out[i].data = pn.plot.DataCanvas(*pc)
 		d := out[i].data.Rectangle
+		if r, ok := pn.cornerBox(out[i].data); ok && side == 0 {
+			out[i].side = r
+			continue
+		}
 		switch {
 		case pn.table != nil:
 			sz := pn.table.size(pn.plot)
@@ -170,6 +211,25 @@ func (f *Figure) layout(c draw.Canvas) (title vg.Point, out []panelLayout) {
 		}
 	}
 	return title, out
+}
+
+// cornersFree reports whether every panel with a legend or table can have
+// it in its plot area's corner, drawn on c without a column for it.
+func (f *Figure) cornersFree(c draw.Canvas) bool {
+	n := vg.Length(len(f.panels))
+	h := (c.Max.Y - c.Min.Y - (n-1)*panelGap) / n
+	for i, pn := range f.panels {
+		if pn.sideSize() == (vg.Point{}) {
+			continue
+		}
+		pc := c
+		pc.Max.Y = c.Max.Y - vg.Length(i)*(h+panelGap)
+		pc.Min.Y = pc.Max.Y - h
+		if _, ok := pn.cornerBox(pn.plot.DataCanvas(pc)); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // draw draws the figure on c.

@@ -89,18 +89,33 @@ func checkLayout(t *testing.T, name string, f *Figure) int {
 			}
 		}
 		if side := ls[i].side; side != (vg.Rectangle{}) {
-			if side.Min.X < area.Max.X {
-				t.Errorf("%s panel %d: the legend %v reaches into the data area %v", name, i, side, area.Rectangle)
-			}
 			if side.Max.X > f.Width {
 				t.Errorf("%s panel %d: the legend %v is cut by the figure's right edge %v", name, i, side, f.Width)
 			}
-			// Its own thumbnails are lines in the palette: shrink by
-			// their width to test against the curves only.
-			thumb := pn.legend.ThumbnailWidth
-			inner := vg.Rectangle{Min: vg.Point{X: side.Min.X + thumb + vg.Points(2), Y: side.Min.Y}, Max: side.Max}
-			if n := data.hits(inner, true); n > 0 && pn.table == nil {
-				t.Errorf("%s panel %d: the legend's text %v meets %d drawn segments", name, i, inner, n)
+			if side.Min.X < area.Max.X {
+				// In the plot area's corner: no data there but the
+				// legend's own thumbnails (horizontal, at its left).
+				thumbs := side.Min.X + pn.legend.ThumbnailWidth + tablePad + vg.Points(1)
+				for j, s := range data.segs {
+					if s.a.Y == s.b.Y && s.a.X >= side.Min.X-vg.Points(0.5) && s.b.X >= side.Min.X-vg.Points(0.5) && s.a.X <= thumbs && s.b.X <= thumbs && s.a.Y <= side.Max.Y && s.a.Y >= side.Min.Y {
+						continue
+					}
+					if segmentHitsRect(s, grow(side, data.grow[j])) {
+						t.Errorf("%s panel %d: the legend %v in the plot area meets the drawn segment %v", name, i, side, s)
+						break
+					}
+				}
+				if !inside(side, area.Rectangle, 0) {
+					t.Errorf("%s panel %d: the legend %v straddles the plot area's edge %v", name, i, side, area.Rectangle)
+				}
+			} else {
+				// Beside the plot: only its own thumbnails are lines
+				// there; its text meets no data.
+				thumb := pn.legend.ThumbnailWidth
+				inner := vg.Rectangle{Min: vg.Point{X: side.Min.X + thumb + vg.Points(2), Y: side.Min.Y}, Max: side.Max}
+				if n := data.hits(inner, true); n > 0 && pn.table == nil {
+					t.Errorf("%s panel %d: the legend's text %v meets %d drawn segments", name, i, inner, n)
+				}
 			}
 		}
 		for _, ax := range []struct {

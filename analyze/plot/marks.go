@@ -36,6 +36,9 @@ type marks struct {
 	curves []XYs
 	// labelled is false when the values are in a table instead.
 	labelled bool
+	// pn is the panel drawn on: its legend or table, when in the plot
+	// area's corner, is kept clear too.
+	pn *panel
 }
 
 // Marker drawing style.
@@ -98,6 +101,11 @@ func (m *marks) boxes(c draw.Canvas, plt *plot.Plot) []vg.Rectangle {
 	trX, trY := plt.Transforms(&c)
 	sty := m.style(plt)
 	pl := &placer{bounds: c.Rectangle, obs: m.obstacles(c, plt)}
+	if m.pn != nil {
+		if r, ok := m.pn.cornerBox(c); ok {
+			pl.taken = append(pl.taken, r)
+		}
+	}
 	var out []vg.Rectangle
 	for _, l := range m.labels {
 		p := vg.Point{X: trX(l.Value), Y: trY(l.height)}
