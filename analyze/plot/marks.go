@@ -2,7 +2,6 @@ package plot
 
 import (
 	"image/color"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -149,21 +148,6 @@ func labelCandidates(p vg.Point, w, h vg.Length) []vg.Rectangle {
 		out = append(out, box(p.X-gap-w, p.Y-gap-vg.Length(step)*h))
 	}
 	return out
-}
-
-// wrap breaks s into lines no wider than w where it can (at spaces).
-func wrap(s string, w vg.Length, width func(string) vg.Length) string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		if line != "" && width(line+" "+word) > w {
-			lines = append(lines, line)
-			line = word
-			continue
-		}
-		line = strings.TrimPrefix(line+" "+word, " ")
-	}
-	return strings.Join(append(lines, line), "\n")
 }
 
 // drawLabel draws text in r on its translucent white box.
