@@ -171,8 +171,8 @@ type panelLayout struct {
 func (f *Figure) layout(c draw.Canvas) (title vg.Point, out []panelLayout) {
 	if f.title != "" && len(f.panels) > 1 {
 		sty := titleStyle()
-		title = vg.Point{X: c.Center().X, Y: c.Max.Y + sty.FontExtents().Descent}
-		c.Max.Y -= sty.Rectangle(f.title).Size().Y + vg.Points(6)
+		title = vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(2)}
+		c.Max.Y -= sty.Rectangle(f.title).Size().Y + vg.Points(8)
 	}
 	side := vg.Length(0)
 	if !f.cornersFree(c) {
