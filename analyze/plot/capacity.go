@@ -28,20 +28,76 @@ var (
 	kneeColor   = color.RGBA{0x55, 0x55, 0x55, 0xFF}
 )
 
+// CapacityPanel is one panel of a latency figure: the curves of one metric
+// family (TTFT; TPOT/ITL) on a y range of their own, so that curves in the
+// tens of ms are not flattened under curves in the thousands.
+type CapacityPanel struct {
+	// Name is the family, e.g. "TTFT": the panel's y axis is "Name (ms)".
+	Name   string
+	Curves []CapacityCurve
+}
+
+// capacityPanelShare sizes a figure of several panels: n panels make it
+// (0.4 + 0.6·n) × DefaultHeight high unless Size says otherwise.
+const capacityPanelShare = 0.6
+
 // LatencyVsThroughput draws latency percentiles (TTFT/TPOT p50, p90, p99 in
-// ms) against the achieved throughput (req/s), one point per level, each
-// curve's SLO limit as a dashed horizontal line and the knee — the achieved
-// throughput at the highest passing level (NaN: none) — as a dotted vertical.
-func LatencyVsThroughput(curves []CapacityCurve, knee float64, opts ...Option) (*Figure, error) {
+// ms) against the achieved throughput (req/s), one panel per metric family
+// stacked on a shared x range, one point per level, each curve's SLO limit
+// as a dashed horizontal line and the knee — the achieved throughput at the
+// highest passing level (NaN: none) — as a dotted vertical. A panel without
+// points is left out; none with points is ErrNoData.
+func LatencyVsThroughput(panels []CapacityPanel, knee float64, opts ...Option) (*Figure, error) {
 	o := makeOptions(opts)
 	title := o.title
 	if title == "" {
 		title = "latency against achieved throughput"
 	}
-	p := newPlot(title)
-	p.X.Label.Text = "achieved throughput (req/s)"
-	p.Y.Label.Text = "latency (ms)"
-	return capacityFigure(p, curves, knee, "SLO limit", o)
+	var drawn []CapacityPanel
+	for _, pn := range panels {
+		for _, c := range pn.Curves {
+			if len(c.Points) > 0 {
+				drawn = append(drawn, pn)
+				break
+			}
+		}
+	}
+	if len(drawn) == 0 {
+		return nil, ErrNoData
+	}
+	if !o.sized && len(drawn) > 1 {
+		o.height = DefaultHeight * vg.Length(1-capacityPanelShare+capacityPanelShare*float64(len(drawn)))
+	}
+	var all []CapacityCurve
+	for _, pn := range drawn {
+		all = append(all, pn.Curves...)
+	}
+	xmax := capacityXMax(all, knee)
+	f := &Figure{Width: o.width, Height: o.height, DPI: o.dpi}
+	if len(drawn) > 1 {
+		f.title = title
+	}
+	for i, cp := range drawn {
+		p := newPlot("")
+		if len(drawn) == 1 {
+			p.Title.Text = title
+		}
+		if i == len(drawn)-1 {
+			p.X.Label.Text = "achieved throughput (req/s)"
+		}
+		p.Y.Label.Text = "latency (ms)"
+		if cp.Name != "" {
+			p.Y.Label.Text = cp.Name + " (ms)"
+		}
+		pn := newPanel(p)
+		f.panels = append(f.panels, pn)
+		kneeLabel := i == 0
+		if err := capacityPanel(pn, cp.Curves, knee, xmax, "SLO limit", kneeLabel, o); err != nil {
+			return nil, err
+		}
+	}
+	f.Plot = f.panels[0].plot
+	return f, nil
 }
 
 // GoodputVsOffered draws the goodput and the achieved rate (req/s) against
@@ -56,27 +112,54 @@ func GoodputVsOffered(curves []CapacityCurve, knee float64, unit string, opts ..
 	p := newPlot(title)
 	p.X.Label.Text = "offered load (" + unit + ")"
 	p.Y.Label.Text = "req/s"
-	return capacityFigure(p, curves, knee, "", o)
+	f := newFigure(p, o)
+	if err := capacityPanel(f.panels[0], curves, knee, capacityXMax(curves, knee), "", true, o); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
-// capacityFigure adds the curves, their limits and the knee to p.
-func capacityFigure(p *plot.Plot, curves []CapacityCurve, knee float64, limitLabel string, o options) (*Figure, error) {
-	p.Add(plotter.NewGrid())
-	p.X.Min, p.Y.Min = 0, 0
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
-	xmax, ymax, drawn := 0.0, 0.0, 0
+// capacityXMax is the largest x of the curves and the knee.
+func capacityXMax(curves []CapacityCurve, knee float64) float64 {
+	xmax := 0.0
 	for _, c := range curves {
 		for _, pt := range c.Points {
-			xmax, ymax = math.Max(xmax, pt.X), math.Max(ymax, pt.Y)
-		}
-		if !math.IsNaN(c.Limit) {
-			ymax = math.Max(ymax, c.Limit)
+			xmax = math.Max(xmax, pt.X)
 		}
 	}
 	if !math.IsNaN(knee) {
 		xmax = math.Max(xmax, knee)
 	}
+	return xmax
+}
+
+// capacityPanel adds the curves, their limits and the knee to the panel,
+// on an x axis from 0 to xmax (widened to a label) and a y axis from 0 to
+// the largest value or limit, both with round labels.
+func capacityPanel(pn *panel, curves []CapacityCurve, knee, xmax float64, limitLabel string, kneeLabel bool, o options) error {
+	p := pn.plot
+	p.Add(plotter.NewGrid())
+	ymax, drawn := 0.0, 0
+	for _, c := range curves {
+		for _, pt := range c.Points {
+			ymax = math.Max(ymax, pt.Y)
+		}
+		if !math.IsNaN(c.Limit) && len(c.Points) > 0 {
+			ymax = math.Max(ymax, c.Limit)
+		}
+	}
+	if xmax <= 0 {
+		xmax = 1
+	}
+	if ymax <= 0 {
+		ymax = 1
+	}
+	nx := min(maxLinearLabels, maxLabels(o.width))
+	ny := min(maxLinearLabels, maxLabels(o.height*capacityPanelShare))
+	p.X.Min, p.X.Max = widenRound(0, xmax, nx)
+	p.Y.Min, p.Y.Max = widenRound(0, ymax*1.04, ny)
+	p.X.Tick.Marker = roundTicks{maxN: nx}
+	p.Y.Tick.Marker = roundTicks{maxN: ny}
 	for i, c := range curves {
 		if len(c.Points) == 0 {
 			continue
@@ -84,34 +167,36 @@ func capacityFigure(p *plot.Plot, curves []CapacityCurve, knee float64, limitLab
 		col, dashes := seriesStyle(i)
 		line, pts, err := plotter.NewLinePoints(c.Points)
 		if err != nil {
-			return nil, fmt.Errorf("plot: %s: %w", c.Name, err)
+			return fmt.Errorf("plot: %s: %w", c.Name, err)
 		}
 		line.Color, line.Dashes, line.Width = col, dashes, vg.Points(1.4)
 		pts.Color, pts.Shape, pts.Radius = col, draw.CircleGlyph{}, vg.Points(2.5)
 		p.Add(line, pts)
-		p.Legend.Add(c.Name, line, pts)
+		pn.add(c.Name, line, pts)
 		drawn++
 		if !math.IsNaN(c.Limit) {
-			l, err := addLine(p, XYs{{X: 0, Y: c.Limit}, {X: xmax * 1.05, Y: c.Limit}}, col, limitDashes)
+			l, err := addLine(p, XYs{{X: p.X.Min, Y: c.Limit}, {X: p.X.Max, Y: c.Limit}}, col, limitDashes)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if limitLabel != "" {
-				p.Legend.Add(fmt.Sprintf("%s %s < %g", limitLabel, c.Name, c.Limit), l)
+				pn.add(fmt.Sprintf("%s %s < %g", limitLabel, c.Name, c.Limit), l)
 			}
 		}
 	}
 	if drawn == 0 {
-		return nil, ErrNoData
+		return ErrNoData
 	}
 	if !math.IsNaN(knee) {
-		l, err := addLine(p, XYs{{X: knee, Y: 0}, {X: knee, Y: ymax * 1.05}}, kneeColor, kneeDashes)
+		l, err := addLine(p, XYs{{X: knee, Y: p.Y.Min}, {X: knee, Y: p.Y.Max}}, kneeColor, kneeDashes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		p.Legend.Add(fmt.Sprintf("knee: highest level meeting the SLO (%.3g)", knee), l)
+		if kneeLabel {
+			pn.add(fmt.Sprintf("knee: highest level meeting the SLO (%.3g)", knee), l)
+		}
 	}
-	return &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}, nil
+	return nil
 }
 
 // IdealLine is the achieved = offered diagonal up to max, for

@@ -16,7 +16,7 @@ func TestLatencyVsThroughputSVG(t *testing.T) {
 		{Name: "TTFT p99", Points: XYs{{X: 2, Y: 210}, {X: 4, Y: 230}, {X: 7.9, Y: 380}, {X: 10.6, Y: 2600}}, Limit: 1000},
 	}
 	knee := 7.9
-	f, err := LatencyVsThroughput(curves, knee)
+	f, err := LatencyVsThroughput([]CapacityPanel{{Name: "TTFT", Curves: curves}}, knee)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,10 +45,7 @@ func Drift(series []DriftSeries, opts ...Option) (*Figure, error) {
 	p.Y.Label.Text = o.axisLabel()
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Points(6)
-	p.Legend.YOffs = -vg.Points(4)
+	f := newFigure(p, o)
 	drawn := 0
 	for i, s := range series {
 		col, _ := seriesStyle(i)
@@ -74,7 +71,7 @@ func Drift(series []DriftSeries, opts ...Option) (*Figure, error) {
 				if s.Name != "" {
 					label = s.Name + " " + pc.Name
 				}
-				p.Legend.Add(label, first)
+				f.panels[0].add(label, first)
 			}
 		}
 	}
@@ -86,7 +83,7 @@ func Drift(series []DriftSeries, opts ...Option) (*Figure, error) {
 	p.Y.Min, p.Y.Max = widenRound(p.Y.Min, p.Y.Max, ny)
 	p.X.Tick.Marker = roundTicks{maxN: nx}
 	p.Y.Tick.Marker = roundTicks{maxN: ny}
-	return &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}, nil
+	return f, nil
 }
 
 // driftDashes are the line styles of successive percentiles.

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
 )
@@ -48,15 +48,13 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = plot.ConstantTicks(probTicks())
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Legend.YOffs = vg.Points(6)
-	p.Legend.XOffs = -vg.Points(6)
 
-	f := &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}
-	m := &marks{}
-	if marked(series) >= 2 {
-		m.table = &valueTable{}
+	f := newFigure(p, o)
+	pn := f.panels[0]
+	m := &marks{labelled: marked(series) < 2, pn: pn}
+	pn.corner = func(c draw.Canvas) *obstacles { return m.obstacles(c, p) }
+	if !m.labelled {
+		pn.table = &valueTable{}
 	}
 	var lines []*plotter.Line
 	for i, s := range series {
@@ -65,30 +63,26 @@ func ECDF(series []Series, opts ...Option) (*Figure, error) {
 			return nil, err
 		}
 		lines = append(lines, line)
+		m.curves = append(m.curves, line.XYs)
 		ls := f.markLabels(s, i, o)
 		m.labels = append(m.labels, ls...)
 		label := fmt.Sprintf("%s (n=%s)", s.Name, numfmt.Thousands(int64(len(s.Sorted))))
 		if s.Name == "" {
 			label = fmt.Sprintf("n=%s", numfmt.Thousands(int64(len(s.Sorted))))
 		}
-		if m.table != nil {
+		if pn.table != nil {
 			col, dashes := seriesStyle(i)
-			m.table.add(label, col, dashes, ls)
+			pn.table.add(label, col, dashes, ls)
 		} else {
-			p.Legend.Add(label, line)
-			m.legend = append(m.legend, label)
+			pn.add(label, line)
 		}
 	}
 	for _, l := range lines {
 		p.Add(l)
 	}
-	for _, l := range m.labels {
-		if l.P-l.height > offRule {
-			m.note = ruleNote
-		}
-	}
-	if len(m.labels) > 0 || m.table != nil {
+	if len(m.labels) > 0 {
 		p.Add(m)
+		pn.labels = append(pn.labels, m)
 	}
 	if o.logX {
 		ax := newLogAxis(p.X.Min, p.X.Max, maxLabels(o.width))
@@ -191,7 +185,7 @@ func (f *Figure) ecdfCurve(s Series, i int, o options) (*plotter.Line, error) {
 	}
 	line.StepStyle = plotter.PostStep
 	line.Color = col
-	line.Width = vg.Points(1.5)
+	line.Width = curveWidth
 	line.Dashes = dashes
 	return line, nil
 }

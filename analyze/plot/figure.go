@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -46,9 +47,12 @@ func FormatOf(path string) (Format, error) {
 	return "", fmt.Errorf("plot: cannot tell the image format of %q: use a .png or .svg file name", path)
 }
 
-// Figure is a drawn plot ready to be written.
+// Figure is a drawn plot ready to be written: one panel or several stacked
+// top to bottom, each with its legend (or value table) right of its plot
+// area, outside it, so that no legend covers the data.
 type Figure struct {
-	// Plot is the gonum plot; callers may adjust it before writing.
+	// Plot is the gonum plot of the first panel; callers may adjust it
+	// before writing.
 	Plot *plot.Plot
 	// Width and Height are the figure's size; DPI is the PNG resolution.
 	Width, Height vg.Length
@@ -56,6 +60,205 @@ type Figure struct {
 	// Notes says what could not be drawn as asked (e.g. values ≤ 0 on a log
 	// axis), one sentence each; empty when everything was drawn.
 	Notes []string
+
+	// title is drawn over all the panels when there are several.
+	title  string
+	panels []*panel
+}
+
+// panel is one plot of a figure with what is drawn beside it.
+type panel struct {
+	plot *plot.Plot
+	// legend is drawn right of the plot area, its top level with the
+	// area's top; names are its entries, to measure it.
+	legend plot.Legend
+	names  []string
+	// table, when not nil, is drawn there instead of the legend.
+	table *valueTable
+	// labels are the plotters that place labels inside the plot area,
+	// for the layout tests.
+	labels []labeller
+	// corner, when not nil, gives the data drawn on a data canvas: the
+	// legend or table then goes in the bottom right corner of the plot
+	// area when it meets none of it there (an ECDF's curves rise to the
+	// left of that corner), else beside the plot.
+	corner func(c draw.Canvas) *obstacles
+}
+
+// sideSize is the width and height of the panel's legend or table.
+func (pn *panel) sideSize() vg.Point {
+	if pn.table != nil {
+		return pn.table.size(pn.plot)
+	}
+	if len(pn.names) == 0 {
+		return vg.Point{}
+	}
+	r, _ := legendRect(pn.legend, pn.names, vg.Rectangle{})
+	return r.Size()
+}
+
+// cornerInset is the legend's distance from the corner of the plot area.
+var cornerInset = vg.Points(6)
+
+// cornerBox is where the legend or table goes in the bottom right corner of
+// the data canvas c, and whether it is free there.
+func (pn *panel) cornerBox(c draw.Canvas) (vg.Rectangle, bool) {
+	sz := pn.sideSize()
+	if pn.corner == nil || sz == (vg.Point{}) {
+		return vg.Rectangle{}, false
+	}
+	r := vg.Rectangle{Min: vg.Point{X: c.Max.X - cornerInset - sz.X, Y: c.Min.Y + cornerInset},
+		Max: vg.Point{X: c.Max.X - cornerInset, Y: c.Min.Y + cornerInset + sz.Y}}
+	if !inside(r, c.Rectangle, 0) || pn.corner(c).hits(grow(r, labelPad), false) > 0 {
+		return vg.Rectangle{}, false
+	}
+	return r, true
+}
+
+// labeller is a plotter that places labels in the data area: boxes returns
+// where, in the canvas the plotter is drawn on.
+type labeller interface {
+	boxes(c draw.Canvas, plt *plot.Plot) []vg.Rectangle
+}
+
+// newFigure returns a figure of one panel, p, with o's size.
+func newFigure(p *plot.Plot, o options) *Figure {
+	return &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi, panels: []*panel{newPanel(p)}}
+}
+
+// newPanel returns a panel of p with an empty legend in p's style.
+func newPanel(p *plot.Plot) *panel {
+	l := p.Legend
+	l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
+	l.Padding = vg.Points(2)
+	return &panel{plot: p, legend: l}
+}
+
+// add adds a legend entry.
+func (pn *panel) add(name string, thumbs ...plot.Thumbnailer) {
+	pn.legend.Add(name, thumbs...)
+	pn.names = append(pn.names, name)
+}
+
+// sideWidth is the width of what is drawn right of the panel's plot area.
+func (pn *panel) sideWidth() vg.Length {
+	if pn.table != nil {
+		return pn.table.size(pn.plot).X
+	}
+	if len(pn.names) == 0 {
+		return 0
+	}
+	r, _ := legendRect(pn.legend, pn.names, vg.Rectangle{})
+	return r.Max.X - r.Min.X
+}
+
+// Layout: the gap between a plot area and its legend, and between panels.
+var (
+	sideGap  = vg.Points(10)
+	panelGap = vg.Points(8)
+)
+
+// panelLayout is where one panel is drawn: its whole canvas, its data
+// area, and the box of its legend or table (empty when it has neither).
+type panelLayout struct {
+	canvas, data draw.Canvas
+	side         vg.Rectangle
+}
+
+// layout divides c among the panels: the title (several panels) on top,
+// the legends' column on the right, the panels stacked with their data
+// areas' left edges aligned.
+func (f *Figure) layout(c draw.Canvas) (title vg.Point, out []panelLayout) {
+	if f.title != "" && len(f.panels) > 1 {
+		sty := titleStyle()
+		title = vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(2)}
+		c.Max.Y -= sty.Rectangle(f.title).Size().Y + vg.Points(8)
+	}
+	side := vg.Length(0)
+	if !f.cornersFree(c) {
+		for _, pn := range f.panels {
+			side = max(side, pn.sideWidth())
+		}
+	}
+	if side > 0 {
+		c.Max.X -= side + sideGap
+	}
+	n := vg.Length(len(f.panels))
+	h := (c.Max.Y - c.Min.Y - (n-1)*panelGap) / n
+	left := c.Min.X
+	for i, pn := range f.panels {
+		pc := c
+		pc.Max.Y = c.Max.Y - vg.Length(i)*(h+panelGap)
+		pc.Min.Y = pc.Max.Y - h
+		out = append(out, panelLayout{canvas: pc})
+		left = max(left, pn.plot.DataCanvas(pc).Min.X)
+	}
+	for i, pn := range f.panels {
+		pc := &out[i].canvas
+		pc.Min.X += left - pn.plot.DataCanvas(*pc).Min.X
+		out[i].data = pn.plot.DataCanvas(*pc)
+		d := out[i].data.Rectangle
+		if r, ok := pn.cornerBox(out[i].data); ok && side == 0 {
+			out[i].side = r
+			continue
+		}
+		switch {
+		case pn.table != nil:
+			sz := pn.table.size(pn.plot)
+			out[i].side = vg.Rectangle{Min: vg.Point{X: d.Max.X + sideGap, Y: d.Max.Y - sz.Y}, Max: vg.Point{X: d.Max.X + sideGap + sz.X, Y: d.Max.Y}}
+		case len(pn.names) > 0:
+			out[i].side, _ = legendRect(pn.legend, pn.names, vg.Rectangle{Min: vg.Point{X: d.Max.X + sideGap, Y: d.Min.Y}, Max: vg.Point{X: d.Max.X + sideGap, Y: d.Max.Y}})
+		}
+	}
+	return title, out
+}
+
+// cornersFree reports whether every panel with a legend or table can have
+// it in its plot area's corner, drawn on c without a column for it.
+func (f *Figure) cornersFree(c draw.Canvas) bool {
+	n := vg.Length(len(f.panels))
+	h := (c.Max.Y - c.Min.Y - (n-1)*panelGap) / n
+	for i, pn := range f.panels {
+		if pn.sideSize() == (vg.Point{}) {
+			continue
+		}
+		pc := c
+		pc.Max.Y = c.Max.Y - vg.Length(i)*(h+panelGap)
+		pc.Min.Y = pc.Max.Y - h
+		if _, ok := pn.cornerBox(pn.plot.DataCanvas(pc)); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// draw draws the figure on c.
+func (f *Figure) draw(c draw.Canvas) {
+	title, ls := f.layout(c)
+	if f.title != "" && len(f.panels) > 1 {
+		c.FillText(titleStyle(), title, f.title)
+	}
+	for i, pn := range f.panels {
+		pn.plot.Draw(ls[i].canvas)
+		s := ls[i].side
+		switch {
+		case pn.table != nil:
+			pn.table.draw(c, pn.plot, s)
+		case len(pn.names) > 0:
+			sc := c
+			sc.Rectangle = vg.Rectangle{Min: vg.Point{X: s.Min.X, Y: ls[i].data.Min.Y}, Max: vg.Point{X: c.Max.X, Y: s.Max.Y}}
+			l := pn.legend
+			l.Draw(sc)
+		}
+	}
+}
+
+// titleStyle is the style of a figure's title.
+func titleStyle() text.Style {
+	sty := plot.New().Title.TextStyle
+	sty.Font = font.From(sans, 13)
+	sty.XAlign = draw.XCenter
+	return sty
 }
 
 // Encode writes the figure to w in the given format.
@@ -63,12 +266,12 @@ func (f *Figure) Encode(w io.Writer, format Format) error {
 	switch format {
 	case PNG:
 		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(f.dpi()), vgimg.UseBackgroundColor(color.White))
-		f.Plot.Draw(draw.New(c))
+		f.draw(draw.New(c))
 		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
 		return err
 	case SVG:
 		c := vgsvg.New(f.Width, f.Height)
-		f.Plot.Draw(draw.New(c))
+		f.draw(draw.New(c))
 		var buf bytes.Buffer
 		if _, err := c.WriteTo(&buf); err != nil {
 			return err

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"image/color"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -26,27 +25,20 @@ type markLabel struct {
 
 // marks draws the percentile markers of every curve: a dashed vertical line
 // from the axis up to the curve at the percentile's value and a dot where it
-// meets the curve. With one curve each dot is labelled with its value, placed
-// where no other label, the legend or the note lies; with several, the
-// values go into table, the legend, which names the curves too.
+// meets the curve. With one curve each dot is labelled with its value,
+// placed where no curve, marker line, dot or other label lies; with
+// several, the values go into the figure's value table, beside the plot.
 type marks struct {
 	labels []markLabel
-	// legend are the legend's entries: the labels keep clear of it.
-	legend []string
-	// table, when not nil, holds the values instead of labels.
-	table *valueTable
-	// note, when not empty, says how the marks are placed (see ruleNote),
-	// in the top left corner.
-	note string
+	// curves are the ECDF curves as drawn (post-step), for the labels to
+	// keep clear of.
+	curves []XYs
+	// labelled is false when the values are in a table instead.
+	labelled bool
+	// pn is the panel drawn on: its legend or table, when in the plot
+	// area's corner, is kept clear too.
+	pn *panel
 }
-
-// ruleNote is the note drawn when a dot lies visibly below its percentile's
-// height: it names the rule that puts it there.
-const ruleNote = "dots: k6's p(N), linear between samples at rank N%·(n−1), on the step curve"
-
-// offRule is how far below P (in ECDF height) a dot may be before ruleNote
-// is drawn: about a pixel and a half at the default size.
-const offRule = 0.005
 
 // Marker drawing style.
 var (
@@ -56,108 +48,106 @@ var (
 	markFontSize  = font.Length(8.5)
 	labelSpacing  = vg.Points(2)
 	labelPad      = vg.Points(1) // the label's white box around its text
-	// labelBoxColor is white, 59% opaque (premultiplied): curves still
-	// show through a label's box.
+	// labelBoxColor is white, 59% opaque (premultiplied).
 	labelBoxColor = color.RGBA{150, 150, 150, 150}
+	// curveWidth is the width of an ECDF curve.
+	curveWidth = vg.Points(1.5)
 )
 
-// Plot implements plot.Plotter.
-func (m *marks) Plot(c draw.Canvas, plt *plot.Plot) {
-	trX, trY := plt.Transforms(&c)
-	sty := text.Style{
+// style is the labels' text style.
+func (m *marks) style(plt *plot.Plot) text.Style {
+	return text.Style{
 		Font:    font.From(sans, markFontSize),
 		Handler: plt.TextHandler,
 		XAlign:  draw.XLeft,
 		YAlign:  draw.YTop,
 	}
-	var placed []vg.Rectangle
-	if r, ok := legendRect(plt.Legend, m.legend, c.Rectangle); ok && m.table == nil {
-		placed = append(placed, r)
+}
+
+// obstacles are the curves, the marker lines and the dots on c.
+func (m *marks) obstacles(c draw.Canvas, plt *plot.Plot) *obstacles {
+	trX, trY := plt.Transforms(&c)
+	o := &obstacles{}
+	for _, pts := range m.curves {
+		vs := make([]vg.Point, 0, len(pts))
+		for _, p := range pts {
+			if p.X <= 0 && isLog(plt) {
+				continue
+			}
+			vs = append(vs, vg.Point{X: trX(p.X), Y: trY(p.Y)})
+		}
+		o.postStep(vs, curveWidth/2)
 	}
-	if m.table != nil {
-		placed = append(placed, m.table.draw(c, plt))
+	for _, l := range m.labels {
+		x, y := trX(l.Value), trY(l.height)
+		o.add(vg.Point{X: x, Y: trY(0)}, vg.Point{X: x, Y: y}, markLineWidth/2)
+		o.add(vg.Point{X: x, Y: y}, vg.Point{X: x, Y: y}, markRadius)
 	}
-	if m.note != "" {
-		inset := labelPad + vg.Points(4)
-		note := wrap(m.note, c.Max.X-c.Min.X-2*inset, sty.Width)
-		top, left := c.Max.Y-inset, c.Min.X+inset
-		r := vg.Rectangle{Min: vg.Point{X: left, Y: top - sty.Height(note) - labelSpacing}, Max: vg.Point{X: left + sty.Width(note), Y: top}}
-		placed = append(placed, r)
-		sty.Color = color.Black
-		drawLabel(c, sty, r, note)
+	return o
+}
+
+// isLog reports whether plt's x axis is a log axis.
+func isLog(plt *plot.Plot) bool {
+	_, ok := plt.X.Scale.(plot.LogScale)
+	return ok
+}
+
+// boxes implements labeller: where each label goes on c.
+func (m *marks) boxes(c draw.Canvas, plt *plot.Plot) []vg.Rectangle {
+	if !m.labelled {
+		return nil
 	}
+	trX, trY := plt.Transforms(&c)
+	sty := m.style(plt)
+	pl := &placer{bounds: c.Rectangle, obs: m.obstacles(c, plt)}
+	if m.pn != nil {
+		if r, ok := m.pn.cornerBox(c); ok {
+			pl.taken = append(pl.taken, r)
+		}
+	}
+	var out []vg.Rectangle
+	for _, l := range m.labels {
+		p := vg.Point{X: trX(l.Value), Y: trY(l.height)}
+		out = append(out, pl.place(labelCandidates(p, sty.Width(l.text), sty.Height(l.text)+labelSpacing), p))
+	}
+	return out
+}
+
+// Plot implements plot.Plotter.
+func (m *marks) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
 	for _, l := range m.labels {
 		x, y := trX(l.Value), trY(l.height)
 		c.StrokeLine2(draw.LineStyle{Color: l.color, Width: markLineWidth, Dashes: markDashes}, x, trY(0), x, y)
 		c.DrawGlyph(draw.GlyphStyle{Color: l.color, Radius: markRadius, Shape: draw.CircleGlyph{}}, vg.Point{X: x, Y: y})
-		if m.table != nil {
-			continue
-		}
-		r := placeLabel(vg.Point{X: x, Y: y}, sty.Width(l.text), sty.Height(l.text)+labelSpacing, c.Rectangle, placed)
-		placed = append(placed, r)
-		sty.Color = darken(l.color)
-		drawLabel(c, sty, r, l.text)
+	}
+	sty := m.style(plt)
+	for i, r := range m.boxes(c, plt) {
+		sty.Color = darken(m.labels[i].color)
+		drawLabel(c, sty, r, m.labels[i].text)
 	}
 }
 
-// placeLabel finds a place for a w×h label of the dot at p: below the dot,
-// right of its line, else left of it, stepping down while the place is
-// taken; else above the dot and left of its line (the ECDF is up and right
-// of the dot, and below and left of it), stepping up; else the free place
-// nearest the dot on a grid over bounds. A place lies wholly inside bounds,
-// its box (grown by labelPad) clear of the boxes taken. Failing all, the
-// first place moved inside.
-func placeLabel(p vg.Point, w, h vg.Length, bounds vg.Rectangle, taken []vg.Rectangle) vg.Rectangle {
+// labelCandidates are the places tried first for a w×h label of the dot at
+// p: below the dot and right of its line (the ECDF through the dot lies
+// above and right of it, and below and left), stepping down; above the dot
+// and left of its line, stepping up; then below and left, stepping down.
+func labelCandidates(p vg.Point, w, h vg.Length) []vg.Rectangle {
 	gap := markRadius + vg.Points(2)
 	box := func(left, top vg.Length) vg.Rectangle {
 		return vg.Rectangle{Min: vg.Point{X: left, Y: top - h}, Max: vg.Point{X: left + w, Y: top}}
 	}
-	free := func(r vg.Rectangle) bool {
-		grown := vg.Rectangle{Min: vg.Point{X: r.Min.X - 2*labelPad, Y: r.Min.Y - 2*labelPad}, Max: vg.Point{X: r.Max.X + 2*labelPad, Y: r.Max.Y + 2*labelPad}}
-		return inside(r, bounds, labelPad) && !overlapsAny(grown, taken)
+	var out []vg.Rectangle
+	for step := 0; step < 8; step++ {
+		out = append(out, box(p.X+gap, p.Y-gap-vg.Length(step)*h))
 	}
 	for step := 0; step < 8; step++ {
-		top := p.Y - gap - vg.Length(step)*h
-		for _, left := range []vg.Length{p.X + gap, p.X - gap - w} {
-			if r := box(left, top); free(r) {
-				return r
-			}
-		}
+		out = append(out, box(p.X-gap-w, p.Y+gap+vg.Length(step+1)*h))
 	}
 	for step := 0; step < 8; step++ {
-		if r := box(p.X-gap-w, p.Y+gap+vg.Length(step+1)*h); free(r) {
-			return r
-		}
+		out = append(out, box(p.X-gap-w, p.Y-gap-vg.Length(step)*h))
 	}
-	best, bestD, found := vg.Rectangle{}, vg.Length(0), false
-	for top := bounds.Max.Y - labelPad; top-h >= bounds.Min.Y+labelPad; top -= h / 2 {
-		for left := bounds.Min.X + labelPad; left+w <= bounds.Max.X-labelPad; left += w / 4 {
-			r := box(left, top)
-			dx, dy := left+w/2-p.X, top-h/2-p.Y
-			if d := dx*dx + dy*dy; free(r) && (!found || d < bestD) {
-				best, bestD, found = r, d, true
-			}
-		}
-	}
-	if found {
-		return best
-	}
-	return clampRect(box(p.X+gap, p.Y-gap), bounds, labelPad)
-}
-
-// wrap breaks s into lines no wider than w where it can (at spaces).
-func wrap(s string, w vg.Length, width func(string) vg.Length) string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		if line != "" && width(line+" "+word) > w {
-			lines = append(lines, line)
-			line = word
-			continue
-		}
-		line = strings.TrimPrefix(line+" "+word, " ")
-	}
-	return strings.Join(append(lines, line), "\n")
+	return out
 }
 
 // drawLabel draws text in r on its translucent white box.
@@ -187,9 +177,8 @@ func inside(r, bounds vg.Rectangle, pad vg.Length) bool {
 		r.Min.Y-pad >= bounds.Min.Y && r.Max.Y+pad <= bounds.Max.Y
 }
 
-// legendRect is where gonum draws a bottom-right or top-left legend of
-// these entries in the data area (plot.Legend.Draw's layout; its Rectangle
-// method ignores the offsets).
+// legendRect is where gonum draws a legend of these entries in area
+// (plot.Legend.Draw's layout; its Rectangle method ignores the offsets).
 func legendRect(l plot.Legend, entries []string, area vg.Rectangle) (vg.Rectangle, bool) {
 	if len(entries) == 0 {
 		return vg.Rectangle{}, false

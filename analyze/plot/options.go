@@ -20,6 +20,7 @@ type options struct {
 	band          float64
 	points        int
 	width, height vg.Length
+	sized         bool // Size was given
 	dpi           int
 }
 
@@ -56,7 +57,9 @@ func Band(level float64) Option { return func(o *options) { o.band = level } }
 func Points(k int) Option { return func(o *options) { o.points = k } }
 
 // Size sets the figure's width and height.
-func Size(w, h vg.Length) Option { return func(o *options) { o.width, o.height = w, h } }
+func Size(w, h vg.Length) Option {
+	return func(o *options) { o.width, o.height, o.sized = w, h, true }
+}
 
 // DPI sets the resolution of PNG output (default [DefaultDPI]).
 func DPI(dpi int) Option { return func(o *options) { o.dpi = dpi } }

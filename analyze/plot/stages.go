@@ -57,10 +57,9 @@ func Stages(stages []string, bars []StageBar, opts ...Option) (*Figure, error) {
 	grid := plotter.NewGrid()
 	grid.Horizontal.Color = nil // the bars' centres: it would cross the totals
 	p.Add(grid)
-	p.Legend.Top, p.Legend.Padding = true, vg.Points(2)
-	p.Legend.YOffs = -vg.Points(4)
-	p.Legend.XOffs = -vg.Points(6)
-	if err := addStageBars(p, stages, bars, o); err != nil {
+	p.X.Tick.Marker = roundTicks{maxN: min(maxLinearLabels, maxLabels(o.width))}
+	f := newFigure(p, o)
+	if err := addStageBars(f.panels[0], stages, bars, o); err != nil {
 		return nil, err
 	}
 	names := make([]string, len(bars))
@@ -68,7 +67,7 @@ func Stages(stages []string, bars []StageBar, opts ...Option) (*Figure, error) {
 		names[len(bars)-1-i] = b.Label // the first bar on top
 	}
 	p.NominalY(names...)
-	return &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}, nil
+	return f, nil
 }
 
 // stageTotals checks the bars' values and returns the longest bar's total.
@@ -92,7 +91,8 @@ func stageTotals(stages []string, bars []StageBar) (float64, error) {
 
 // addStageBars adds one bar chart per stage, stacked on the one before, and
 // the totals' labels.
-func addStageBars(p *plot.Plot, stages []string, bars []StageBar, o options) error {
+func addStageBars(pn *panel, stages []string, bars []StageBar, o options) error {
+	p := pn.plot
 	n := len(bars)
 	width := max(vg.Points(4), (o.height-vg.Points(90))/vg.Length(2*n))
 	var below *plotter.BarChart
@@ -112,7 +112,7 @@ func addStageBars(p *plot.Plot, stages []string, bars []StageBar, o options) err
 			bc.StackOn(below)
 		}
 		p.Add(bc)
-		p.Legend.Add(name, bc)
+		pn.add(name, bc)
 		below = bc
 	}
 	return addTotals(p, bars, o)

@@ -2,8 +2,10 @@ package plot
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -21,10 +23,10 @@ var mantissaSets = [][]float64{
 // preferredSet is the set tried first: 1, 2, 5 × 10ᵏ.
 const preferredSet = 2
 
-// minLogLabels is the fewest labels a log axis should have to be read, and
+// minLogLabels is the fewest labels a log axis has (as every axis), and
 // goodLabels the number worth labelling a denser set for.
 const (
-	minLogLabels = 3
+	minLogLabels = 4
 	goodLabels   = 4
 )
 
@@ -46,9 +48,9 @@ func maxLabels(length vg.Length) int {
 // labels 1, 2, 5 × 10ᵏ when that gives 4 to maxLabels labels; sparser sets
 // (1, 3 × 10ᵏ, then powers of ten, then every other power, …) when there
 // would be more; every 1–9 × 10ᵏ when there would be fewer, if that gives
-// more within maxLabels; and, when neither gives 3 (the data span less than
+// more within maxLabels; and, when neither gives 4 (the data span less than
 // about half a decade), linear labels at a round step (roundTicks). There are never fewer
-// than 3 labels: a sparser set that would give fewer is not taken, even when
+// than 4 labels: a sparser set that would give fewer is not taken, even when
 // the labels then exceed maxLabels. Unlabelled ticks mark every 1–9 × 10ᵏ.
 type logAxis struct {
 	lo, hi float64
@@ -213,8 +215,7 @@ const (
 
 // roundTicks is the Ticker of a linear axis: labels at the multiples of the
 // largest 1-2-5 step that gives at least minLinearLabels of them between lo
-// and hi (the next larger step when that gives more than maxN and the larger
-// still gives 3), written with no more decimals than the step has, and
+// and hi (more than maxN rather than fewer than minLinearLabels), written with no more decimals than the step has, and
 // unlabelled minor ticks at a fifth of the step (a quarter of a 2 step).
 // Other plotters of this package use it for every linear value or time
 // axis; widenRound makes such an axis start and end at a label.
@@ -264,9 +265,6 @@ func roundStep(lo, hi float64, maxN int) (step float64, mantissa float64) {
 		for _, m := range []float64{1, 2, 5} {
 			s := m * math.Pow10(e)
 			if count(s) < minLinearLabels {
-				if count(step) > maxN && count(s) >= minLogLabels {
-					return s, m
-				}
 				return step, mantissa
 			}
 			step, mantissa = s, m
@@ -287,4 +285,116 @@ func widenRound(lo, hi float64, maxN int) (float64, float64) {
 		wl, wh = math.Floor(lo/s2+1e-9)*s2, math.Ceil(hi/s2-1e-9)*s2
 	}
 	return wl, wh
+}
+
+// timeStep is a step of a calendar axis and the format of its labels.
+type timeStep struct {
+	seconds float64 // 0: months
+	months  int
+	format  string
+}
+
+// timeSteps are the steps a calendar axis (Unix seconds, UTC) may be
+// labelled at, finest first; each format shows the step, so no two labels
+// are the same.
+var timeSteps = func() []timeStep {
+	var out []timeStep
+	for _, s := range []float64{1, 2, 5, 10, 15, 30} {
+		out = append(out, timeStep{seconds: s, format: "01-02 15:04:05"})
+	}
+	for _, m := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720} {
+		out = append(out, timeStep{seconds: 60 * m, format: "01-02 15:04"})
+	}
+	for _, d := range []float64{1, 2, 3, 4, 5, 7, 10, 14} {
+		out = append(out, timeStep{seconds: 86400 * d, format: "2006-01-02"})
+	}
+	for _, m := range []int{1, 2, 3, 6, 12, 24, 60, 120} {
+		out = append(out, timeStep{months: m, format: "2006-01"})
+	}
+	return out
+}()
+
+// timeTicks is the Ticker of a calendar axis in Unix seconds: labels at the
+// finest step of timeSteps that gives from minLinearLabels to
+// maxLinearLabels labels which fit side by side along the axis; failing
+// that, the largest step that gives minLinearLabels (the finest when none
+// does). Each label is unique; unlabelled minor ticks mark the next finer
+// step.
+type timeTicks struct {
+	length vg.Length // the axis' length
+}
+
+// timeLabelWidth is the room one label of a format takes on the axis, a
+// gap included (9-point labels: at most 5.2 points a character).
+func timeLabelWidth(format string) vg.Length {
+	return vg.Points(5.2*float64(len(format)) + 14)
+}
+
+// values are the multiples of step between lo and hi: whole seconds from
+// the epoch, or the first of every months-th month.
+func (s timeStep) values(lo, hi float64) []float64 {
+	var out []float64
+	if s.months == 0 {
+		for v := math.Ceil(lo/s.seconds-1e-9) * s.seconds; v <= hi+1e-9; v += s.seconds {
+			out = append(out, v)
+		}
+		return out
+	}
+	t := time.Unix(int64(math.Floor(lo)), 0).UTC()
+	m := (t.Year()*12 + int(t.Month()) - 1) / s.months * s.months
+	for ; ; m += s.months {
+		v := float64(time.Date(m/12, time.Month(m%12+1), 1, 0, 0, 0, 0, time.UTC).Unix())
+		if v > hi+1e-9 {
+			return out
+		}
+		if v >= lo-1e-9 {
+			out = append(out, v)
+		}
+	}
+}
+
+// count is the number of values between lo and hi, without listing the
+// many of a fine step.
+func (s timeStep) count(lo, hi float64) int {
+	if s.months == 0 {
+		return int(math.Floor(hi/s.seconds+1e-9) - math.Ceil(lo/s.seconds-1e-9) + 1)
+	}
+	if (hi-lo)/86400 > 31*float64(s.months)*20 {
+		return 20 // many
+	}
+	return len(s.values(lo, hi))
+}
+
+// Ticks implements plot.Ticker.
+func (tt timeTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil
+	}
+	k, fit := 0, -1
+	for i, s := range timeSteps {
+		n := s.count(lo, hi)
+		if n >= minLinearLabels {
+			k = i
+			if fit < 0 && n <= maxLinearLabels && vg.Length(n)*timeLabelWidth(s.format) <= tt.length {
+				fit = i
+			}
+		}
+	}
+	if fit >= 0 {
+		k = fit
+	}
+	var ts []plot.Tick
+	labelled := timeSteps[k].values(lo, hi)
+	if k > 0 {
+		for _, v := range timeSteps[k-1].values(lo, hi) {
+			if !slices.Contains(labelled, v) {
+				ts = append(ts, plot.Tick{Value: v})
+			}
+		}
+	}
+	for _, v := range labelled {
+		label := time.Unix(int64(v), 0).UTC().Format(timeSteps[k].format)
+		ts = append(ts, plot.Tick{Value: v, Label: label})
+	}
+	return ts
 }

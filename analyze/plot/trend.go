@@ -70,14 +70,15 @@ func Trend(series []TrendSeries, marks []TrendMark, opts ...Option) (*Figure, er
 	p.Y.Label.Text = o.axisLabel()
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
+	f := newFigure(p, o)
+	var lines []XYs // the lines as drawn, for the change labels to avoid
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	drawn := 0
 	for i, s := range series {
 		col, _ := seriesStyle(i)
 		for j, tl := range s.Lines {
-			n, err := addTrendLine(p, s.Name, tl, col, driftDashes[j%len(driftDashes)])
+			n, runs, err := addTrendLine(f.panels[0], s.Name, tl, col, driftDashes[j%len(driftDashes)])
+			lines = append(lines, runs...)
 			if err != nil {
 				return nil, err
 			}
@@ -98,16 +99,22 @@ func Trend(series []TrendSeries, marks []TrendMark, opts ...Option) (*Figure, er
 	xmin, xmax = xmin-pad, xmax+pad
 	p.X.Min, p.X.Max = xmin, xmax
 	p.X.Label.Text = "run start (UTC)"
-	p.X.Tick.Marker = plot.TimeTicks{Format: timeFormat(xmax - xmin)}
+	p.X.Tick.Marker = timeTicks{length: o.width - vg.Points(200)} // less the y axis and the legend
+	ny := min(maxLinearLabels, maxLabels(o.height))
+	p.Y.Min, p.Y.Max = widenRound(0, p.Y.Max, ny)
+	p.Y.Tick.Marker = roundTicks{maxN: ny}
 	if len(marks) > 0 {
-		p.Add(&changeMarks{marks: marks})
+		cm := &changeMarks{marks: marks, lines: lines}
+		p.Add(cm)
+		f.panels[0].labels = append(f.panels[0].labels, cm)
 	}
-	return &Figure{Plot: p, Width: o.width, Height: o.height, DPI: o.dpi}, nil
+	return f, nil
 }
 
 // addTrendLine adds one percentile's bands, line, dots and alert rings, and
 // returns the number of points drawn.
-func addTrendLine(p *plot.Plot, series string, tl TrendLine, col color.RGBA, dashes []vg.Length) (int, error) {
+func addTrendLine(pn *panel, series string, tl TrendLine, col color.RGBA, dashes []vg.Length) (int, []XYs, error) {
+	p := pn.plot
 	name := tl.Name
 	if series != "" {
 		name = series + " " + tl.Name
@@ -138,25 +145,25 @@ func addTrendLine(p *plot.Plot, series string, tl TrendLine, col color.RGBA, das
 	for k, run := range runs {
 		line, sc, err := plotter.NewLinePoints(run)
 		if err != nil {
-			return 0, fmt.Errorf("plot: %s: %w", name, err)
+			return 0, nil, fmt.Errorf("plot: %s: %w", name, err)
 		}
 		line.Color, line.Width, line.Dashes = col, vg.Points(1.4), dashes
 		sc.Shape, sc.Color, sc.Radius = draw.CircleGlyph{}, col, trendGlyphRadius
 		p.Add(line, sc)
 		if k == 0 {
-			p.Legend.Add(name, line, sc)
+			pn.add(name, line, sc)
 		}
 		drawn += len(run)
 	}
 	if len(alerts) > 0 {
 		sc, err := plotter.NewScatter(alerts)
 		if err != nil {
-			return 0, fmt.Errorf("plot: %s: %w", name, err)
+			return 0, nil, fmt.Errorf("plot: %s: %w", name, err)
 		}
 		sc.Shape, sc.Color, sc.Radius = draw.RingGlyph{}, trendAlertColor, trendAlertRadius
 		p.Add(sc)
 	}
-	return drawn, nil
+	return drawn, runs, nil
 }
 
 // bandPoint is one run of an interval band.
@@ -222,35 +229,83 @@ func (b *intervalBand) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 // changeMarks draws a dotted vertical line over the whole data area at each
-// change point, with its label at the top, turned to run along the line.
-type changeMarks struct{ marks []TrendMark }
+// change point, with its label turned to run along the line, beside it
+// where no trend line or dot lies (from the top down, right then left).
+type changeMarks struct {
+	marks []TrendMark
+	lines []XYs
+}
+
+// changeLabelStyle is the style of the change labels, drawn turned a
+// quarter turn anticlockwise.
+func changeLabelStyle(plt *plot.Plot) text.Style {
+	return text.Style{Font: font.From(sans, 8), Color: trendMarkColor, Handler: plt.TextHandler,
+		XAlign: draw.XRight, YAlign: draw.YBottom, Rotation: math.Pi / 2}
+}
+
+// visible are the marks within the data area, with their x.
+func (m *changeMarks) visible(c draw.Canvas, plt *plot.Plot) ([]TrendMark, []vg.Length) {
+	trX, _ := plt.Transforms(&c)
+	var ms []TrendMark
+	var xs []vg.Length
+	for _, mk := range m.marks {
+		if x := trX(unixSeconds(mk.Time)); x >= c.Min.X && x <= c.Max.X {
+			ms, xs = append(ms, mk), append(xs, x)
+		}
+	}
+	return ms, xs
+}
+
+// boxes implements labeller.
+func (m *changeMarks) boxes(c draw.Canvas, plt *plot.Plot) []vg.Rectangle {
+	trX, trY := plt.Transforms(&c)
+	o := &obstacles{}
+	for _, l := range m.lines {
+		vs := make([]vg.Point, len(l))
+		for i, p := range l {
+			vs[i] = vg.Point{X: trX(p.X), Y: trY(p.Y)}
+			o.add(vs[i], vs[i], trendGlyphRadius)
+		}
+		o.polyline(vs, vg.Points(0.7))
+	}
+	ms, xs := m.visible(c, plt)
+	for _, x := range xs {
+		o.add(vg.Point{X: x, Y: c.Min.Y}, vg.Point{X: x, Y: c.Max.Y}, vg.Points(0.4))
+	}
+	sty := changeLabelStyle(plt)
+	pl := &placer{bounds: c.Rectangle, obs: o}
+	var out []vg.Rectangle
+	for i, mk := range ms {
+		w, h := sty.Height(mk.Label), sty.Width(mk.Label) // turned
+		gap := vg.Points(1.5)
+		var cands []vg.Rectangle
+		for top := c.Max.Y - vg.Points(2); top-h >= c.Min.Y; top -= vg.Points(4) {
+			for _, left := range []vg.Length{xs[i] + gap, xs[i] - gap - w} {
+				cands = append(cands, vg.Rectangle{Min: vg.Point{X: left, Y: top - h}, Max: vg.Point{X: left + w, Y: top}})
+			}
+		}
+		if len(cands) == 0 {
+			cands = append(cands, vg.Rectangle{Min: vg.Point{X: xs[i] + gap, Y: c.Min.Y}, Max: vg.Point{X: xs[i] + gap + w, Y: c.Min.Y + h}})
+		}
+		out = append(out, pl.place(cands, vg.Point{X: xs[i], Y: c.Max.Y}))
+	}
+	return out
+}
 
 // Plot implements plot.Plotter.
 func (m *changeMarks) Plot(c draw.Canvas, plt *plot.Plot) {
-	trX, _ := plt.Transforms(&c)
 	ls := draw.LineStyle{Color: trendMarkColor, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
-	sty := text.Style{Font: font.From(sans, 8), Color: trendMarkColor, Handler: plt.TextHandler,
-		XAlign: draw.XRight, YAlign: draw.YBottom, Rotation: math.Pi / 2}
-	for _, mk := range m.marks {
-		x := trX(unixSeconds(mk.Time))
-		if x < c.Min.X || x > c.Max.X {
-			continue
-		}
+	ms, xs := m.visible(c, plt)
+	for _, x := range xs {
 		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
-		c.FillText(sty, vg.Point{X: x - vg.Points(1), Y: c.Max.Y - vg.Points(2)}, mk.Label)
+	}
+	sty := changeLabelStyle(plt)
+	for i, r := range m.boxes(c, plt) {
+		// Turned anticlockwise, right-aligned and bottom-aligned at the
+		// box's top right corner, the text fills the box.
+		c.FillText(sty, vg.Point{X: r.Max.X, Y: r.Max.Y}, ms[i].Label)
 	}
 }
 
 // unixSeconds is a time on the calendar axis.
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
-
-// timeFormat picks the tick labels' format for a time range in seconds.
-func timeFormat(span float64) string {
-	switch {
-	case span < 2*86400:
-		return "01-02 15:04"
-	case span < 400*86400:
-		return "2006-01-02"
-	}
-	return "2006-01"
-}

@@ -4,6 +4,7 @@ import (
 	"image/color"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -30,9 +31,8 @@ var (
 	tableColGap   = vg.Points(10)
 	tableNameGap  = vg.Points(8) // more between the names and the values
 	tableRowGap   = vg.Points(2)
-	tableInset    = vg.Points(6) // from the plot area's bottom right corner
 	tablePad      = vg.Points(3)
-	tableBoxColor = color.RGBA{230, 230, 230, 230} // white, 90% opaque
+	tableBoxColor = color.RGBA{242, 242, 242, 255} // light grey
 )
 
 // column returns the index of a mark's column, adding it when new.
@@ -59,16 +59,13 @@ func (t *valueTable) add(name string, col color.RGBA, dashes []vg.Length, ls []m
 	t.rows = append(t.rows, row)
 }
 
-// draw draws the table in the bottom right corner of c and returns the
-// rectangle it covers.
-func (t *valueTable) draw(c draw.Canvas, plt *plot.Plot) vg.Rectangle {
-	sty := plt.Legend.TextStyle
+// metrics are the table's text style, row height and column widths.
+func (t *valueTable) metrics(plt *plot.Plot) (sty text.Style, rowH, nameW vg.Length, colW []vg.Length) {
+	sty = plt.Legend.TextStyle
 	sty.Handler = plt.TextHandler
 	sty.YAlign = draw.YTop
-	rowH := sty.Height("P0") + tableRowGap
-	thumb := plt.Legend.ThumbnailWidth
-	nameW := vg.Length(0)
-	colW := make([]vg.Length, len(t.header))
+	rowH = sty.Height("P0") + tableRowGap
+	colW = make([]vg.Length, len(t.header))
 	for i, h := range t.header {
 		colW[i] = sty.Width(h)
 	}
@@ -78,15 +75,23 @@ func (t *valueTable) draw(c draw.Canvas, plt *plot.Plot) vg.Rectangle {
 			colW[i] = max(colW[i], sty.Width(s))
 		}
 	}
-	width := thumb + tableColGap/2 + nameW + tableNameGap
+	return sty, rowH, nameW, colW
+}
+
+// size is the table's width and height, its box included.
+func (t *valueTable) size(plt *plot.Plot) vg.Point {
+	_, rowH, nameW, colW := t.metrics(plt)
+	width := plt.Legend.ThumbnailWidth + tableColGap/2 + nameW + tableNameGap
 	for _, w := range colW {
 		width += tableColGap + w
 	}
-	height := vg.Length(len(t.rows)+1) * rowH
-	box := vg.Rectangle{
-		Min: vg.Point{X: c.Max.X - tableInset - width - 2*tablePad, Y: c.Min.Y + tableInset},
-		Max: vg.Point{X: c.Max.X - tableInset, Y: c.Min.Y + tableInset + height + 2*tablePad},
-	}
+	return vg.Point{X: width + 2*tablePad, Y: vg.Length(len(t.rows)+1)*rowH + 2*tablePad}
+}
+
+// draw draws the table in box (of its size).
+func (t *valueTable) draw(c draw.Canvas, plt *plot.Plot, box vg.Rectangle) {
+	sty, rowH, nameW, colW := t.metrics(plt)
+	thumb := plt.Legend.ThumbnailWidth
 	c.FillPolygon(tableBoxColor, []vg.Point{box.Min, {X: box.Max.X, Y: box.Min.Y}, box.Max, {X: box.Min.X, Y: box.Max.Y}})
 	left, top := box.Min.X+tablePad, box.Max.Y-tablePad
 	// cellsAt writes a row's cells right-aligned in their columns.
@@ -111,5 +116,4 @@ func (t *valueTable) draw(c draw.Canvas, plt *plot.Plot) vg.Rectangle {
 		c.FillText(s, vg.Point{X: left + thumb + tableColGap/2, Y: y}, r.name)
 		cellsAt(y, r.cells, darken(r.color))
 	}
-	return box
 }

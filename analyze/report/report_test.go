@@ -223,12 +223,18 @@ func chromium(t *testing.T) string {
 // "INFO:CONSOLE").
 func headless(t *testing.T, bin, url, shot string) []string {
 	t.Helper()
+	return headlessArgs(t, bin, url, shot, "--window-size=1280,2600")
+}
+
+// headlessArgs is headless with a window size of its own.
+func headlessArgs(t *testing.T, bin, url, shot, windowSize string) []string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
 		"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0",
-		"--hide-scrollbars", "--window-size=1280,2600", "--screenshot="+shot, url)
+		"--hide-scrollbars", windowSize, "--screenshot="+shot, url)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -15,7 +15,8 @@ var CurveMetrics = []string{MetricTTFT, MetricTPOT}
 
 // WriteCurves draws the curves serving teams draw, with analyze/plot, into
 // dir as SVG and PNG: latency percentiles (TTFT, TPOT p50/p90/p99) against
-// the achieved throughput, and goodput and the achieved rate against the
+// the achieved throughput, one panel per metric family so that each has its
+// own y range, and goodput and the achieved rate against the
 // offered load — the SLO limits on a drawn percentile dashed, the knee (the
 // highest passing level) dotted. It returns the files written.
 func WriteCurves(res *Result, dir string) ([]string, error) {
@@ -34,7 +35,7 @@ func WriteCurves(res *Result, dir string) ([]string, error) {
 		name string
 		make func() (*plot.Figure, error)
 	}{
-		{"capacity-latency", func() (*plot.Figure, error) { return plot.LatencyVsThroughput(lat, kneeTP) }},
+		{"capacity-latency", func() (*plot.Figure, error) { return plot.LatencyVsThroughput(LatencyPanels(lat), kneeTP) }},
 		{"capacity-goodput", func() (*plot.Figure, error) { return plot.GoodputVsOffered(good, kneeOffered, res.Unit) }},
 	}
 	for _, fg := range figs {
@@ -99,6 +100,21 @@ func CapacityCurves(res *Result) (latency, goodput []plot.CapacityCurve) {
 	return latency, goodput
 }
 
+// LatencyPanels groups the latency curves (CapacityCurves' order) into one
+// panel per metric of CurveMetrics: TTFT in the thousands of ms and TPOT in
+// the tens each get their own y range.
+func LatencyPanels(latency []plot.CapacityCurve) []plot.CapacityPanel {
+	per := len(pctNames())
+	var out []plot.CapacityPanel
+	for i, m := range CurveMetrics {
+		if (i+1)*per > len(latency) {
+			break
+		}
+		out = append(out, plot.CapacityPanel{Name: shortName(m), Curves: latency[i*per : (i+1)*per]})
+	}
+	return out
+}
+
 // sloLimits are the SLO's upper limits on a percentile, by "metric p(N)".
 func sloLimits(slo []string) map[string]float64 {
 	out := map[string]float64{}
@@ -117,6 +133,10 @@ func sloLimits(slo []string) map[string]float64 {
 }
 
 func curveName(metric, pct string) string {
-	short := map[string]string{MetricTTFT: "TTFT", MetricTPOT: "TPOT"}[metric]
-	return short + " " + pct
+	return shortName(metric) + " " + pct
+}
+
+// shortName is a latency metric's family as the figures name it.
+func shortName(metric string) string {
+	return map[string]string{MetricTTFT: "TTFT", MetricTPOT: "TPOT"}[metric]
 }

@@ -43,3 +43,25 @@ func TestCapacityCurves(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLatencyPanels: the latency curves go into one panel per metric family,
+// TTFT's and TPOT's apart, each panel holding its own metric's curves only.
+func TestLatencyPanels(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	res := &Result{Mode: "rate", Unit: "req/s", Levels: []Level{{Offered: 2, AchievedRPS: f(2), Latency: []Dist{
+		{Metric: MetricTTFT, Percentiles: []Quantile{{Name: "p(50)", Value: f(900)}, {Name: "p(99)", Value: f(2600)}}},
+		{Metric: MetricTPOT, Percentiles: []Quantile{{Name: "p(50)", Value: f(20)}, {Name: "p(99)", Value: f(40)}}}}}}}
+	lat, _ := CapacityCurves(res)
+	panels := LatencyPanels(lat)
+	if len(panels) != 2 || panels[0].Name != "TTFT" || panels[1].Name != "TPOT" {
+		t.Fatalf("panels %+v, want TTFT then TPOT", panels)
+	}
+	for _, p := range panels {
+		for _, c := range p.Curves {
+			if c.Name[:4] != p.Name {
+				t.Errorf("panel %s holds curve %s", p.Name, c.Name)
+			}
+		}
+	}
+}
