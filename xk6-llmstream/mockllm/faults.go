@@ -15,6 +15,10 @@ const (
 	FaultMalformed   Fault = "malformed"    // malformed
 	FaultErrorEvent  Fault = "error_event"  // stream_error
 	FaultNotStreamed Fault = "not_streamed" // not_streamed
+	// FaultPause is no error: one long pause (Faults.PauseDuration) mid-answer,
+	// before the token event where the fault strikes; the stream then goes on.
+	// The stall SLO (llm_itl_max) sees it; a TPOT limit averages it away.
+	FaultPause Fault = "pause"
 	// FaultUnauthorized is not drawn: it answers a missing or wrong key.
 	FaultUnauthorized Fault = "http_401" // http_401
 	// FaultQueueFull is not drawn: it answers 429 beyond the queue limit.
@@ -23,7 +27,7 @@ const (
 
 // drawnFaults are the faults drawn by rate, in the order their rates are laid
 // end to end on [0, 1).
-var drawnFaults = [...]Fault{FaultHTTP429, FaultHTTP5xx, FaultDisconnect, FaultMalformed, FaultErrorEvent, FaultNotStreamed}
+var drawnFaults = [...]Fault{FaultHTTP429, FaultHTTP5xx, FaultDisconnect, FaultMalformed, FaultErrorEvent, FaultNotStreamed, FaultPause}
 
 const numFaults = len(drawnFaults) + 2
 
@@ -68,6 +72,8 @@ func (f *Faults) rate(k Fault) float64 {
 		return f.ErrorEvent
 	case FaultNotStreamed:
 		return f.NotStreamed
+	case FaultPause:
+		return f.Pause
 	}
 	return 0
 }
