@@ -25,33 +25,39 @@ const (
 	FaultQueueFull Fault = "queue_full" // http_429
 )
 
-// drawnFaults are the faults drawn by rate, in the order their rates are laid
-// end to end on [0, 1).
-var drawnFaults = [...]Fault{FaultHTTP429, FaultHTTP5xx, FaultDisconnect, FaultMalformed, FaultErrorEvent, FaultNotStreamed, FaultPause}
+// drawnFaults are the failures drawn by rate, in the order their rates are
+// laid end to end on [0, 1); the pause (no failure) comes after them.
+var drawnFaults = [...]Fault{FaultHTTP429, FaultHTTP5xx, FaultDisconnect, FaultMalformed, FaultErrorEvent, FaultNotStreamed}
 
-const numFaults = len(drawnFaults) + 2
+// numDrawn counts every fault drawn by rate: the failures and the pause.
+const numDrawn = len(drawnFaults) + 1
+
+// drawn is every fault drawn by rate, in the order of their rates on [0, 1).
+var drawn = [numDrawn]Fault(append(drawnFaults[:len(drawnFaults):len(drawnFaults)], FaultPause))
+
+const numFaults = numDrawn + 2
 
 // faultIndex maps a fault to its counter.
 func faultIndex(f Fault) int {
-	for i, d := range drawnFaults {
+	for i, d := range drawn {
 		if d == f {
 			return i
 		}
 	}
 	switch f {
 	case FaultUnauthorized:
-		return len(drawnFaults)
+		return numDrawn
 	case FaultQueueFull:
-		return len(drawnFaults) + 1
+		return numDrawn + 1
 	}
 	return -1
 }
 
 func faultByIndex(i int) Fault {
 	switch {
-	case i < len(drawnFaults):
-		return drawnFaults[i]
-	case i == len(drawnFaults):
+	case i < numDrawn:
+		return drawn[i]
+	case i == numDrawn:
 		return FaultUnauthorized
 	default:
 		return FaultQueueFull
@@ -85,7 +91,7 @@ func (f *Faults) rate(k Fault) float64 {
 func (f *Faults) draw(r *rand.Rand) (Fault, float64) {
 	u, at := r.Float64(), r.Float64()
 	acc := 0.0
-	for _, k := range drawnFaults {
+	for _, k := range drawn {
 		acc += f.rate(k)
 		if u < acc {
 			return k, at
