@@ -81,6 +81,7 @@ func Summarize(d *model.Data, o Options) *Summary {
 	}
 	rep.clientHealth(d)
 	rep.cacheHits(d)
+	rep.sendLag(d)
 	rep.costs(d)
 	if d.Requests != nil {
 		rep.Throughput = Throughputs(d.Requests, o.Throughput)
