@@ -1501,8 +1501,10 @@ export async function replay(dataset, options, fn) {
     stats.requests++;
     if (base === null) base = o.fromGiven ? o.fromMs : t;
     const due = stats.startMs + (t - base) / o.speedup;
-    const wait = due - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // A timer may fire early (k6's event loop under load): wait again until due.
+    for (let wait = due - Date.now(); wait > 0; wait = due - Date.now()) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     if (inFlight >= o.maxInFlight) stats.waited++;
     while (inFlight >= o.maxInFlight) await new Promise((resolve) => { freed = resolve; });
     const lag = Math.max(0, Date.now() - due);
