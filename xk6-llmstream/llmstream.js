@@ -1376,8 +1376,7 @@ export async function arrivals(options, fn) {
   for (let i = 0; o.count === 0 || i < o.count; i++) {
     at += gap();
     if (o.durationMs > 0 && at >= o.durationMs) break;
-    const wait = stats.startMs + at - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await sleepUntil(stats.startMs + at);
     stats.arrivals++;
     if (stats.schedule !== null) stats.schedule.push(at);
     if (inFlight >= o.maxInFlight) {
@@ -1397,6 +1396,16 @@ export async function arrivals(options, fn) {
   }
   if (inFlight > 0) await new Promise((resolve) => { drained = resolve; });
   return stats;
+}
+
+// sleepUntil resolves once Date.now() reaches due (unix ms). A k6 timer may
+// fire early when the event loop is busy with many requests in flight (seen
+// with real k6: first requests of a burst sent ~130 ms early), so it waits
+// again until the time has come.
+async function sleepUntil(due) {
+  for (let wait = due - Date.now(); wait > 0; wait = due - Date.now()) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 }
 
 // callScheduled calls fn(...args) with the intended send time set for the
@@ -1501,10 +1510,7 @@ export async function replay(dataset, options, fn) {
     stats.requests++;
     if (base === null) base = o.fromGiven ? o.fromMs : t;
     const due = stats.startMs + (t - base) / o.speedup;
-    // A timer may fire early (k6's event loop under load): wait again until due.
-    for (let wait = due - Date.now(); wait > 0; wait = due - Date.now()) {
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
+    await sleepUntil(due);
     if (inFlight >= o.maxInFlight) stats.waited++;
     while (inFlight >= o.maxInFlight) await new Promise((resolve) => { freed = resolve; });
     const lag = Math.max(0, Date.now() - due);
