@@ -94,7 +94,7 @@ type traceReader struct {
 	name        string
 	emit        func(TraceRequest) error
 	skip        func(TraceSkip)
-	first, prev float64 // the first and the previous request's time, ms
+	first, prev float64         // the first and the previous request's time, ms
 	roots       map[int64]int64 // Bailian: chat id → its session's first chat id
 	epoch       time.Time       // Azure: the first row's time
 }
