@@ -27,6 +27,8 @@ const (
 	ITL                  = "llm_itl"
 	ITLMax               = "llm_itl_max"
 	E2E                  = "llm_e2e"
+	TTFTScheduled        = "llm_ttft_scheduled"
+	E2EScheduled         = "llm_e2e_scheduled"
 	OutputTokens         = "llm_output_tokens"
 	InputTokens          = "llm_input_tokens"
 	CachedInputTokens    = "llm_cached_input_tokens"
@@ -54,6 +56,8 @@ var Builtin = []Metric{
 	{TTFTAnswer, Trend, true},
 	{TPOT, Trend, true},
 	{E2E, Trend, true},
+	{TTFTScheduled, Trend, true},
+	{E2EScheduled, Trend, true},
 	{ITL, Trend, true},
 	{ITLMax, Trend, true},
 	{ITLZeroGaps, Counter, false},

@@ -56,6 +56,10 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //   - llm_ttft, llm_ttft_answer: when the moment happened.
 //   - llm_tpot: a successful request with ≥ 2 output tokens.
 //   - llm_e2e: a request that was sent.
+//   - llm_ttft_scheduled, llm_e2e_scheduled: with the record's ScheduledNS
+//     (open-loop load), TTFT and e2e measured from the intended send time:
+//     the send lag (StartNS − ScheduledNS, never below 0) plus llm_ttft or
+//     llm_e2e.
 //   - llm_itl: one sample per gap between text events; a gap that closed
 //     with an event of k > 1 tokens (when the server said so) is k samples of
 //     gap/k, so the distribution is per token; thinned by Options.
@@ -80,6 +84,12 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	}
 	if rec.StartNS != 0 {
 		b.one(E2E, MS(rec.E2ENS))
+	}
+	if lag, ok := SendLagNS(rec); ok {
+		if rec.TTFTNS != nil {
+			b.one(TTFTScheduled, MS(lag+*rec.TTFTNS))
+		}
+		b.one(E2EScheduled, MS(lag+rec.E2ENS))
 	}
 	b.gaps(rec, o)
 	b.one(OutputTokens, float64(max(rec.OutputTokens, 0)))
@@ -116,6 +126,17 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 		b.one(OutputLengthMismatch, 1)
 	}
 	return b.out
+}
+
+// SendLagNS is how late a request of open-loop load was sent: its start
+// minus the time it was scheduled for, never below 0 (the scheduler's clock
+// has whole milliseconds, so a start can read a little before its schedule).
+// ok is false when the record has no scheduled time or was never sent.
+func SendLagNS(rec *records.Record) (int64, bool) {
+	if rec.ScheduledNS <= 0 || rec.StartNS == 0 {
+		return 0, false
+	}
+	return max(0, rec.StartNS-rec.ScheduledNS), true
 }
 
 // ServerTPOTNS is the server's own time per output token: its decode time

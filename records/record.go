@@ -62,12 +62,16 @@ type Record struct {
 	// side stopped): k6 recorded nothing for it.
 	Unanswered bool `json:"unanswered,omitempty"`
 
-	StartNS int64  `json:"start_ns"` // unix ns, just before the request was sent
-	API     string `json:"api"`      // the dialect decoded
-	Model   string `json:"model"`
-	Status  int    `json:"status"` // HTTP status, 0 when no response arrived
-	Error   *Error `json:"error,omitempty"`
-	Finish  string `json:"finish,omitempty"` // the finish reason
+	StartNS int64 `json:"start_ns"` // unix ns, just before the request was sent
+	// ScheduledNS is when the load generator meant to send the request (unix
+	// ns): open-loop load (the module's arrivals() and replay()) knows it.
+	// Absent (0) for closed-loop load. StartNS − ScheduledNS is the send lag.
+	ScheduledNS int64  `json:"scheduled_ns,omitempty"`
+	API         string `json:"api"` // the dialect decoded
+	Model       string `json:"model"`
+	Status      int    `json:"status"` // HTTP status, 0 when no response arrived
+	Error       *Error `json:"error,omitempty"`
+	Finish      string `json:"finish,omitempty"` // the finish reason
 
 	HeadersNS    *int64 `json:"headers_ns,omitempty"`
 	FirstEventNS *int64 `json:"first_event_ns,omitempty"`

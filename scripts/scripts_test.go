@@ -50,6 +50,7 @@ var expect = map[string]struct {
 	"shared-prefix.js":     {tags: map[string][]string{"scenario": {"prefix"}, "prefix_group": {"2", "3"}}},
 	"multi-turn.js":        {tags: map[string][]string{"scenario": {"conversation"}, "turn": {"1", "2", "3"}}, env: map[string]string{"LLM_THINK": "1ms"}},
 	"poisson.js":           {tags: map[string][]string{"scenario": {"poisson"}}, env: map[string]string{"LLM_RATE": "100", "LLM_ARRIVALS": "20"}},
+	"replay.js":            {tags: map[string][]string{"scenario": {"replay"}}, env: map[string]string{"LLM_SPEEDUP": "20"}},
 }
 
 // llmMetrics are the metrics every script must produce (llm_ttft_answer only

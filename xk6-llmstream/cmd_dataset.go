@@ -25,6 +25,10 @@ whose prompts have exactly the drawn number of tokens under --tokenizer.
 Lengths (--input-tokens, --output-tokens, --turn-input-tokens) are in tokens:
   512 | fixed:512 | uniform:min=100,max=1000
   normal:mean=512,sd=128[,min=1,max=2048] | lognormal:mean=512,sd=256[,min=..,max=..]
+A request trace (--input with --format mooncake, bailian, burstgpt or azure)
+becomes one entry per request with its send time (at_ms, for the module's
+replay()), a prompt of exactly its input length and its output length; equal
+hash_ids blocks (--block-tokens each) become equal prompt prefixes.
 The same flags and --seed give a byte-identical file. A progress bar is drawn
 on standard error when it is a terminal, or with --progress.
 
@@ -33,6 +37,7 @@ Examples:
   xk6-llmstream dataset --prefix-groups 8 --prefix-tokens 1000 --input-tokens 1200 -o prefix.jsonl
   xk6-llmstream dataset --turns 5 --input-tokens 500 --turn-input-tokens 100 --requests 500 -o chat.jsonl
   xk6-llmstream dataset --input ShareGPT_V3.json --requests 5000 --tokenizer ./tokenizer.json -o sharegpt.jsonl
+  xk6-llmstream dataset --input mooncake_trace.jsonl --format mooncake --requests 2000 -o trace.jsonl
 
 Flags:
 `
@@ -42,6 +47,8 @@ type datasetFlags struct {
 	out, input, format, tokenizer string
 	inputLen, outputLen, turnLen  string
 	requests, turns, groups, plen int
+	blockTokens                   int
+	skipNote                      string // what a trace's build skipped
 	seed                          uint64
 	asPrompt, progress            bool
 	tags                          tagFlag
@@ -97,6 +104,7 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	prog.Done()
 	fmt.Fprintf(stderr, "wrote %d requests (%d bytes of JSONL) to %s", w.Entries(), w.Bytes(), f.out)
+	fmt.Fprint(stderr, f.skipNote)
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "; skipped %d conversations without a question and an answer", skipped)
 	}
@@ -110,7 +118,8 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.out, "o", "-", "output `FILE` (- for standard output; FILE.gz is gzipped)")
 	fs.StringVar(&f.input, "input", "", "read prompts from `FILE` (- for standard input; FILE.gz is gunzipped) instead of generating them")
-	fs.StringVar(&f.format, "format", "", "input format: sharegpt, jsonl or csv (default: from the extension, .json is sharegpt)")
+	fs.StringVar(&f.format, "format", "", "input format: sharegpt, jsonl or csv (default: from the extension, .json is sharegpt), or a request trace: mooncake, bailian, burstgpt, azure")
+	fs.IntVar(&f.blockTokens, "block-tokens", -1, "tokens per hash_ids block of a trace (default: mooncake 512, bailian 16; 0 ignores hash_ids)")
 	fs.StringVar(&f.tokenizer, "tokenizer", "cl100k_base", "token counts under: "+strings.Join(workload.BuiltinEncodings(), ", ")+", or a Hugging Face tokenizer.json `path`")
 	fs.IntVar(&f.requests, "requests", 0, "number of requests (synthetic default 1000; from a file, 0 is all)")
 	fs.StringVar(&f.inputLen, "input-tokens", "fixed:512", "synthetic prompt lengths (a session's first turn)")
@@ -181,8 +190,14 @@ func datasetFromFile(ctx context.Context, f *datasetFlags, tok workload.Tokenize
 	if format == "" {
 		format = datasetFormatOf(f.input)
 	}
+	if isTraceFormat(format) {
+		return datasetFromTrace(ctx, f, tok, workload.TraceFormat(format), stdin, emit)
+	}
+	if f.blockTokens >= 0 {
+		return 0, usagef("--block-tokens applies to request traces (--format mooncake or bailian)")
+	}
 	if format != "sharegpt" && format != "jsonl" && format != "csv" {
-		return 0, usagef("--format %q: want sharegpt, jsonl or csv", format)
+		return 0, usagef("--format %q: want sharegpt, jsonl or csv, or a trace: mooncake, bailian, burstgpt, azure", format)
 	}
 	out, err := workload.ParseDist(f.outputLen)
 	if err != nil {
@@ -211,6 +226,48 @@ func datasetFromFile(ctx context.Context, f *datasetFlags, tok workload.Tokenize
 		return sg.Skipped + st.Skipped, err
 	}
 	return st.Skipped, err
+}
+
+func isTraceFormat(format string) bool {
+	for _, t := range workload.TraceFormats() {
+		if string(t) == format {
+			return true
+		}
+	}
+	return false
+}
+
+// datasetFromTrace builds a trace's entries. Requests with nothing to send
+// are skipped and reported through f.skipNote (the count and first lines).
+func datasetFromTrace(ctx context.Context, f *datasetFlags, tok workload.Tokenizer, format workload.TraceFormat, stdin io.Reader, emit func(workload.Entry) error) (int, error) {
+	block := f.blockTokens
+	if block < 0 {
+		block = format.DefaultBlockTokens()
+	}
+	in, closeIn, err := datasetOpen(f.input, stdin)
+	if err != nil {
+		return 0, err
+	}
+	defer closeIn()
+	var skipped []string
+	n := 0
+	read := func(e func(workload.TraceRequest) error) error {
+		return workload.ReadTrace(in, f.input, format, e, func(s workload.TraceSkip) {
+			n++
+			if len(skipped) < 5 {
+				skipped = append(skipped, fmt.Sprintf("%s:%d (%s)", f.input, s.Line, s.Reason))
+			}
+		})
+	}
+	b := workload.TraceBuilder{Tok: tok, Name: f.input, BlockTokens: block, Requests: f.requests, AsPrompt: f.asPrompt,
+		Tags: datasetTags(f), Seed: f.seed}
+	if _, err = b.Build(ctx, read, emit); err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		f.skipNote = fmt.Sprintf("; skipped %d trace requests with no input or no output tokens, first: %s", n, strings.Join(skipped, ", "))
+	}
+	return 0, nil
 }
 
 func datasetFormatOf(name string) string {

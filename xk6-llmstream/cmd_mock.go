@@ -71,6 +71,8 @@ type mockFlags struct {
 	outputTokens, reasoningTokens, tpe      int
 	echo                                    bool
 	f429, f5xx, fDisc, fMal, fErr, fNotStr  float64
+	fPause                                  float64
+	fPauseFor                               time.Duration
 	tls, noKeepAlive                        bool
 	certOut                                 string
 	handshake                               mockllm.TLSOptions
@@ -126,6 +128,8 @@ func newMockFlags(stderr io.Writer) *mockFlags {
 	fs.Float64Var(&m.fMal, "fault-malformed", 0, "`RATE` of streams with one malformed event")
 	fs.Float64Var(&m.fErr, "fault-error-event", 0, "`RATE` of streams ended by an error event")
 	fs.Float64Var(&m.fNotStr, "fault-not-streamed", 0, "`RATE` of streamed requests answered with one JSON document")
+	fs.Float64Var(&m.fPause, "fault-pause", 0, "`RATE` of answers with one long pause mid-answer (--fault-pause-duration)")
+	fs.DurationVar(&m.fPauseFor, "fault-pause-duration", 0, "how long the --fault-pause pause is (`DURATION`)")
 	return m
 }
 
@@ -262,6 +266,8 @@ func (m *mockFlags) applyModel(mc *mockllm.ModelConfig, set map[string]bool) {
 		"fault-malformed":          func() { mc.Faults.Malformed = m.fMal },
 		"fault-error-event":        func() { mc.Faults.ErrorEvent = m.fErr },
 		"fault-not-streamed":       func() { mc.Faults.NotStreamed = m.fNotStr },
+		"fault-pause":              func() { mc.Faults.Pause = m.fPause },
+		"fault-pause-duration":     func() { mc.Faults.PauseDuration = m.fPauseFor },
 		"output-tokens": func() {
 			// A negative count is kept so that validation refuses it with the
 			// profile's own message (output_tokens.value: -1 is negative).

@@ -119,6 +119,11 @@ export interface CallOptions {
   headers?: StringMap;
   keepText?: boolean;
   keepTimeline?: boolean;
+  /**
+   * The intended send time in unix ms (open-loop load): adds llm_ttft_scheduled
+   * and llm_e2e_scheduled. arrivals() and replay() set it for the requests fn starts.
+   */
+  scheduledAt?: number;
 }
 
 /** Why a request failed. */
@@ -292,6 +297,10 @@ export const METRICS: {
   readonly itl: 'llm_itl';
   readonly itlMax: 'llm_itl_max';
   readonly e2e: 'llm_e2e';
+  /** TTFT from the intended send time (open-loop load: arrivals(), replay()). */
+  readonly ttftScheduled: 'llm_ttft_scheduled';
+  /** e2e from the intended send time (open-loop load: arrivals(), replay()). */
+  readonly e2eScheduled: 'llm_e2e_scheduled';
   readonly outputTokens: 'llm_output_tokens';
   readonly inputTokens: 'llm_input_tokens';
   readonly requestsFailed: 'llm_requests_failed';
@@ -337,6 +346,8 @@ export interface Entry {
   turn?: number;
   prefix_group?: number;
   prefix_tokens?: number;
+  /** A trace's send time, ms from the trace's start (replay()). */
+  at_ms?: number;
   tags?: { [name: string]: string };
 }
 
@@ -443,6 +454,45 @@ export interface ArrivalStats {
 
 /** Open-loop arrivals: calls fn(i) at gamma/Poisson arrival times without awaiting it. */
 export function arrivals(options: ArrivalOptions, fn: (i: number) => unknown): Promise<ArrivalStats>;
+export interface ReplayOptions {
+  /** Trace time runs this many times faster. Default 1. */
+  speedup?: number;
+  /** Replay entries whose at_ms is ≥ from (trace time); the start maps to from. */
+  from?: Duration;
+  /** Replay entries whose at_ms is < to (trace time). */
+  to?: Duration;
+  /** At most this many requests (0: every request in the window). */
+  count?: number;
+  /** At most this many calls at once; a request finding none free waits (sent late, never dropped). Default 1000. */
+  maxInFlight?: number;
+  /** Tags of llm_arrival_lateness. */
+  tags?: StringMap;
+}
+
+export interface ReplayStats {
+  /** Requests in the window (up to count). */
+  requests: number;
+  sent: number;
+  /** Calls whose promise rejected (or that threw). */
+  failed: number;
+  /** Requests that found every in-flight slot taken and waited. */
+  waited: number;
+  /** Date.now() at the start. */
+  startMs: number;
+  /** Send lag (send − intended time), ms: p50, p99 (k6's p(N)), max; null when nothing was sent. */
+  lagP50Ms: number | null;
+  lagP99Ms: number | null;
+  lagMaxMs: number | null;
+  /** The send lag passed REPLAY_LAG_P99_MS or REPLAY_LAG_P50_MS. */
+  degraded: boolean;
+}
+
+/** Replays a trace dataset (entries with at_ms): calls fn(entry, i) at each entry's trace time / speedup. */
+export function replay(dataset: Dataset | Entry[], options: ReplayOptions | undefined, fn: (entry: Entry, i: number) => unknown): Promise<ReplayStats>;
+/** The send lag p99 (ms) above which a replay is degraded. */
+export const REPLAY_LAG_P99_MS: 500;
+/** The send lag median (ms) above which a replay is degraded. */
+export const REPLAY_LAG_P50_MS: 10;
 /** Parses a JSONL dataset; errors name the file and line. */
 export function parseDataset(name: string, text: string): { entries: Entry[]; sessions: [number, number][] };
 /** A seeded uniform generator on (0, 1). */

@@ -48,6 +48,9 @@ type Summary struct {
 	// CacheHits is the cache-hit share of input tokens per group, when the
 	// inputs have llm_cached_input_tokens and llm_input_tokens.
 	CacheHits []CacheHit `json:"cache_hits,omitempty"`
+	// SendLag is the send lag of open-loop load per group (llm_arrival_lateness),
+	// with the degraded-replay verdict.
+	SendLag []SendLag `json:"send_lag,omitempty"`
 	// Cost is the requests' cost per request and in all, per group, when
 	// the inputs have llm_cost (Clients with prices).
 	Cost *Cost `json:"cost,omitempty"`

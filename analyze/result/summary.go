@@ -102,6 +102,7 @@ func Summarize(d *model.Data, o Options) *Summary {
 	}
 	rep.clientHealth(d, selected(sel, ClientLagMetric))
 	rep.cacheHits(d)
+	rep.sendLag(d)
 	rep.costs(d)
 	if d.Requests != nil {
 		rep.Throughput = Throughputs(d.Requests, o.Throughput)

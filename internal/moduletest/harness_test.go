@@ -45,6 +45,8 @@ type wireRequest struct {
 	KeepTimeline  bool                  `json:"keep_timeline"`
 	Samples       *helper.SampleOptions `json:"samples"`
 	ID            string                `json:"id"`
+	// ScheduledUnixNS is the intended send time of open-loop load (0: none).
+	ScheduledUnixNS int64 `json:"scheduled_unix_ns"`
 
 	// HopAuth is the Authorization header of the hop to the helper.
 	HopAuth string `json:"-"`

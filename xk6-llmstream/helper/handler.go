@@ -57,6 +57,7 @@ type Handler struct {
 	canary *canary   // run by a Server; without one, answers carry no client lag
 	itl    histogram // every ITL gap answered, for Health
 	lags   lagValues // every llm_client_lag answered, for Health
+	sends  lagValues // every send lag (start − scheduled) of open-loop load, for Health
 	self   netip.AddrPort
 
 	// stopCtx ends when the helper shuts down and cancels its streams; their
@@ -210,6 +211,9 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	if rr.ClientLagNS != nil && !rr.Warmup {
 		h.lags.add(metrics.MS(*rr.ClientLagNS))
+	}
+	if lag, ok := metrics.SendLagNS(rr); ok && !rr.Warmup {
+		h.sends.add(metrics.MS(lag))
 	}
 	out := appendAnswer((*bp)[:0], newAnswer(rr, rec, &answerOptions{
 		samples:      p.samples,

@@ -156,6 +156,17 @@ type Health struct {
 	// bound and by how much, or why there is no verdict.
 	Limited bool   `json:"limited"`
 	Reason  string `json:"reason,omitempty"`
+	// SendLagSamples is the number of requests with a scheduled time
+	// (open-loop load: the module's replay() and arrivals()); the figures are
+	// k6's p(N) of their send lag, start − scheduled time, in ms.
+	SendLagSamples int64    `json:"send_lag_samples,omitempty"`
+	SendLagP50MS   *float64 `json:"send_lag_p50_ms,omitempty"`
+	SendLagP99MS   *float64 `json:"send_lag_p99_ms,omitempty"`
+	SendLagMaxMS   *float64 `json:"send_lag_max_ms,omitempty"`
+	// Degraded is loadgen.JudgeSendLag's verdict: the open-loop load was
+	// sent late; DegradedReason says which bound was passed.
+	Degraded       bool   `json:"degraded,omitempty"`
+	DegradedReason string `json:"degraded_reason,omitempty"`
 }
 
 // Health summarises the client lag and the ITL gaps seen so far.
@@ -170,6 +181,7 @@ func (h *Handler) Health() Health {
 	if hasITL {
 		out.ITLP50MS = msPtr(itlP50)
 	}
+	h.sendLag(&out)
 	lags, over := h.lags.sorted()
 	out.LagSamples, out.LagNotKept = int64(len(lags)), over
 	if len(lags) == 0 {
@@ -184,6 +196,19 @@ func (h *Handler) Health() Health {
 	}
 	out.Limited, out.Reason = loadgen.Judge(p99, itl, len(lags))
 	return out
+}
+
+// sendLag fills the send lag figures and the degraded-replay verdict.
+func (h *Handler) sendLag(out *Health) {
+	lags, _ := h.sends.sorted()
+	out.SendLagSamples = int64(len(lags))
+	if len(lags) == 0 {
+		return
+	}
+	p50, _ := stats.Percentile(lags, 50)
+	p99, _ := stats.Percentile(lags, 99)
+	out.SendLagP50MS, out.SendLagP99MS, out.SendLagMaxMS = ptr(p50), ptr(p99), ptr(lags[len(lags)-1])
+	out.Degraded, out.DegradedReason = loadgen.JudgeSendLag(p50, p99, len(lags))
 }
 
 func ptr(v float64) *float64 { return &v }

@@ -58,6 +58,7 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 	if !r.Start.IsZero() {
 		out.StartNS = r.Start.UnixNano()
 	}
+	out.ScheduledNS = p.scheduledNS
 	if r.Err != nil {
 		out.Error = &records.Error{Kind: string(r.Err.Kind), Message: red.String(r.Err.Message)}
 	}

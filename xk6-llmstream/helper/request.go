@@ -50,6 +50,11 @@ type StreamRequest struct {
 	ID     string            `json:"id,omitempty"`
 	Tags   map[string]string `json:"tags,omitempty"`
 	Warmup bool              `json:"warmup,omitempty"`
+	// ScheduledUnixNS is when the load generator meant to send the request
+	// (unix ns; open-loop load: arrivals(), replay()). It goes into the record
+	// (scheduled_ns) and adds llm_ttft_scheduled and llm_e2e_scheduled.
+	// Absent or 0: none.
+	ScheduledUnixNS int64 `json:"scheduled_unix_ns,omitempty"`
 	// ModuleVersion is the VERSION of the llmstream.js that sent the request;
 	// one other than the helper's (internal/version.Version) is refused.
 	// Absent (older or other clients) is accepted.
@@ -72,9 +77,10 @@ type parsed struct {
 	redactor *redact.Redactor
 	logURL   string // the upstream as logs may show it
 	// For the request's record:
-	id     string
-	tags   map[string]string
-	warmup bool
+	id          string
+	tags        map[string]string
+	warmup      bool
+	scheduledNS int64
 }
 
 // requestError is a helper-level refusal: an HTTP status and an error kind.
@@ -172,6 +178,10 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	p.redactor = redact.New(h, u)
 	p.logURL = p.redactor.String(redact.URL(sr.URL))
 	p.id, p.tags, p.warmup = sr.ID, sr.Tags, sr.Warmup
+	if sr.ScheduledUnixNS < 0 {
+		return nil, badRequest(`"scheduled_unix_ns" must be a unix time in ns ≥ 0, got %d`, sr.ScheduledUnixNS)
+	}
+	p.scheduledNS = sr.ScheduledUnixNS
 	return p, nil
 }
 

@@ -258,6 +258,12 @@ type Faults struct {
 	// NotStreamed answers a streamed request with the whole non-streamed JSON
 	// answer (Content-Type application/json), when it would have ended.
 	NotStreamed float64 `json:"not_streamed"`
+	// Pause makes one long pause of PauseDuration mid-answer (where a
+	// mid-stream fault would strike, after at least one token and before the
+	// last), then the stream goes on to its normal end: a stall of a seeded
+	// share of requests. Answers of one token have no gap to pause in.
+	Pause         float64       `json:"pause"`
+	PauseDuration time.Duration `json:"pause_duration"`
 }
 
 // DefaultConfig returns the behaviour of `xk6-llmstream mock` without a
@@ -411,6 +417,7 @@ func (f *Faults) validate() error {
 		{"faults.malformed", f.Malformed},
 		{"faults.error_event", f.ErrorEvent},
 		{"faults.not_streamed", f.NotStreamed},
+		{"faults.pause", f.Pause},
 	} {
 		if err := probability(r.name, r.rate); err != nil {
 			return err
@@ -419,6 +426,12 @@ func (f *Faults) validate() error {
 	}
 	if sum > 1+1e-9 {
 		return fmt.Errorf("faults: rates sum to %v, more than 1", sum)
+	}
+	if err := nonNegative("faults.pause_duration", f.PauseDuration); err != nil {
+		return err
+	}
+	if f.Pause > 0 && f.PauseDuration == 0 {
+		return fmt.Errorf("faults.pause: a rate of %v needs faults.pause_duration > 0 (how long the pause is)", f.Pause)
 	}
 	if f.Status5xx != 0 && (f.Status5xx < 500 || f.Status5xx > 599) {
 		return fmt.Errorf("faults.status_5xx: %d is not a 5xx status", f.Status5xx)

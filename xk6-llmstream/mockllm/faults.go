@@ -15,39 +15,49 @@ const (
 	FaultMalformed   Fault = "malformed"    // malformed
 	FaultErrorEvent  Fault = "error_event"  // stream_error
 	FaultNotStreamed Fault = "not_streamed" // not_streamed
+	// FaultPause is no error: one long pause (Faults.PauseDuration) mid-answer,
+	// before the token event where the fault strikes; the stream then goes on.
+	// The stall SLO (llm_itl_max) sees it; a TPOT limit averages it away.
+	FaultPause Fault = "pause"
 	// FaultUnauthorized is not drawn: it answers a missing or wrong key.
 	FaultUnauthorized Fault = "http_401" // http_401
 	// FaultQueueFull is not drawn: it answers 429 beyond the queue limit.
 	FaultQueueFull Fault = "queue_full" // http_429
 )
 
-// drawnFaults are the faults drawn by rate, in the order their rates are laid
-// end to end on [0, 1).
+// drawnFaults are the failures drawn by rate, in the order their rates are
+// laid end to end on [0, 1); the pause (no failure) comes after them.
 var drawnFaults = [...]Fault{FaultHTTP429, FaultHTTP5xx, FaultDisconnect, FaultMalformed, FaultErrorEvent, FaultNotStreamed}
 
-const numFaults = len(drawnFaults) + 2
+// numDrawn counts every fault drawn by rate: the failures and the pause.
+const numDrawn = len(drawnFaults) + 1
+
+// drawn is every fault drawn by rate, in the order of their rates on [0, 1).
+var drawn = [numDrawn]Fault(append(drawnFaults[:len(drawnFaults):len(drawnFaults)], FaultPause))
+
+const numFaults = numDrawn + 2
 
 // faultIndex maps a fault to its counter.
 func faultIndex(f Fault) int {
-	for i, d := range drawnFaults {
+	for i, d := range drawn {
 		if d == f {
 			return i
 		}
 	}
 	switch f {
 	case FaultUnauthorized:
-		return len(drawnFaults)
+		return numDrawn
 	case FaultQueueFull:
-		return len(drawnFaults) + 1
+		return numDrawn + 1
 	}
 	return -1
 }
 
 func faultByIndex(i int) Fault {
 	switch {
-	case i < len(drawnFaults):
-		return drawnFaults[i]
-	case i == len(drawnFaults):
+	case i < numDrawn:
+		return drawn[i]
+	case i == numDrawn:
 		return FaultUnauthorized
 	default:
 		return FaultQueueFull
@@ -68,6 +78,8 @@ func (f *Faults) rate(k Fault) float64 {
 		return f.ErrorEvent
 	case FaultNotStreamed:
 		return f.NotStreamed
+	case FaultPause:
+		return f.Pause
 	}
 	return 0
 }
@@ -79,7 +91,7 @@ func (f *Faults) rate(k Fault) float64 {
 func (f *Faults) draw(r *rand.Rand) (Fault, float64) {
 	u, at := r.Float64(), r.Float64()
 	acc := 0.0
-	for _, k := range drawnFaults {
+	for _, k := range drawn {
 		acc += f.rate(k)
 		if u < acc {
 			return k, at

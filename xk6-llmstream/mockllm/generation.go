@@ -373,6 +373,11 @@ func (g *gen) next() (reasoning bool, from, n int, sched time.Duration, ok bool)
 		g.sched = g.prefill
 	} else {
 		g.sched += g.gap()
+		if g.fault == FaultPause && !g.faultDone && g.planned >= g.faultAt {
+			g.faultDone = true
+			g.countFault(FaultPause)
+			g.sched += g.mc.Faults.PauseDuration
+		}
 	}
 	g.events++
 	g.planned += n

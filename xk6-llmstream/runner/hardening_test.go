@@ -116,3 +116,25 @@ func TestRunScrapeFollowsTheAllowList(t *testing.T) {
 		t.Fatalf("run --scrape off the allow-list: %v, want a refusal naming the host\n%s", err, stderr.String())
 	}
 }
+
+func TestReportSendLag(t *testing.T) {
+	t.Parallel()
+	p50, p99, maxLag := 1.0, 640.0, 900.0
+	for _, tc := range []struct {
+		h    helper.Health
+		want string
+	}{
+		{helper.Health{}, ""},
+		{helper.Health{SendLagSamples: 1000, SendLagP50MS: &p50, SendLagP99MS: &p50, SendLagMaxMS: &p50},
+			"send lag of 1000 scheduled requests: p50 1 ms, p99 1 ms, max 1 ms"},
+		{helper.Health{SendLagSamples: 1000, SendLagP50MS: &p50, SendLagP99MS: &p99, SendLagMaxMS: &maxLag,
+			Degraded: true, DegradedReason: "send lag p99 640 ms (1000 requests) is above 500 ms"},
+			DegradedWarning + ": send lag p99 640 ms (1000 requests) is above 500 ms (send lag of 1000 scheduled requests: p50 1 ms, p99 640 ms, max 900 ms)"},
+	} {
+		var got strings.Builder
+		reportSendLag(tc.h, func(f string, a ...any) { got.WriteString(strings.TrimSpace(fmt.Sprintf(f, a...))) })
+		if !strings.HasPrefix(got.String(), tc.want) || (tc.want == "") != (got.Len() == 0) {
+			t.Errorf("reportSendLag said %q, want %q…", got.String(), tc.want)
+		}
+	}
+}

@@ -185,7 +185,9 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	}
 	reportFailures(hs.Handler().Failures(), say)
 	reportExit(code, say)
-	reportHealth(hs.Handler().Health(), say)
+	health := hs.Handler().Health()
+	reportHealth(health, say)
+	reportSendLag(health, say)
 	return code, nil
 }
 
@@ -232,6 +234,25 @@ func reportHealth(h helper.Health, say func(string, ...any)) {
 		zero = fmt.Sprintf("; %.1f%% of %d ITL gaps were 0 (events completed by one read)", 100**h.ITLZeroShare, h.ITLGaps)
 	}
 	say("%s: %s%s (llm_client_lag, the figure analyze reports for the same run). k6 and the helper need more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, zero)
+}
+
+// DegradedWarning starts the warning printed at the end of a run whose
+// open-loop load (replay(), arrivals()) was sent late (helper.Health.Degraded).
+const DegradedWarning = "warning: the replay was degraded"
+
+// reportSendLag prints the send lag of open-loop load, and the warning when
+// it passed the documented bounds (internal/loadgen.JudgeSendLag).
+func reportSendLag(h helper.Health, say func(string, ...any)) {
+	if h.SendLagSamples == 0 {
+		return
+	}
+	fig := fmt.Sprintf("send lag of %d scheduled requests: p50 %.3g ms, p99 %.3g ms, max %.3g ms",
+		h.SendLagSamples, *h.SendLagP50MS, *h.SendLagP99MS, *h.SendLagMaxMS)
+	if !h.Degraded {
+		say("%s", fig)
+		return
+	}
+	say("%s: %s (%s). The offered load lost the trace's timing: raise replay()'s maxInFlight, lower its speedup, or give k6 more CPU; llm_ttft_scheduled and llm_e2e_scheduled include each request's lag", DegradedWarning, h.DegradedReason, fig)
 }
 
 // chooseUpstream decides whether the run uses the mock (and why: --mock, or

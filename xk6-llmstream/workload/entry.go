@@ -32,9 +32,12 @@ type Entry struct {
 	Turn    int    `json:"turn,omitempty"`
 	// PrefixGroup (from 1) names the shared-prefix group: every entry of a group
 	// starts with the same PrefixTokens tokens.
-	PrefixGroup  int               `json:"prefix_group,omitempty"`
-	PrefixTokens int               `json:"prefix_tokens,omitempty"`
-	Tags         map[string]string `json:"tags,omitempty"`
+	PrefixGroup  int `json:"prefix_group,omitempty"`
+	PrefixTokens int `json:"prefix_tokens,omitempty"`
+	// AtMS is a trace's send time of the request, ms from the trace's first
+	// request (built with --trace; the module's replay() sends it then).
+	AtMS *float64          `json:"at_ms,omitempty"`
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // Message is one chat message.

@@ -1,0 +1,316 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TraceFormat names a public request-trace format that ReadTrace reads.
+type TraceFormat string
+
+// The trace formats.
+const (
+	// Mooncake is the Mooncake traces' JSONL: one request a line, "timestamp"
+	// (ms from the trace's start), "input_length", "output_length" (tokens)
+	// and "hash_ids", one id per 512-token block of the prompt; equal ids are
+	// equal blocks with equal prefixes.
+	Mooncake TraceFormat = "mooncake"
+	// Bailian is Alibaba Bailian's (Qwen) JSONL: the Mooncake fields with
+	// "timestamp" in seconds, 16-token hash blocks, and sessions: "chat_id",
+	// "parent_chat_id" (-1 for a session's first request) and "turn".
+	Bailian TraceFormat = "bailian"
+	// BurstGPT is the BurstGPT CSV: "Timestamp" (seconds from the trace's
+	// start), "Model", "Request tokens", "Response tokens", "Log Type".
+	BurstGPT TraceFormat = "burstgpt"
+	// Azure is the Azure LLM inference trace CSV: "TIMESTAMP" (a date and
+	// time), "ContextTokens", "GeneratedTokens".
+	Azure TraceFormat = "azure"
+)
+
+// TraceFormats lists the formats ReadTrace knows.
+func TraceFormats() []TraceFormat { return []TraceFormat{Mooncake, Bailian, BurstGPT, Azure} }
+
+// DefaultBlockTokens is the tokens of one hash block of a trace format that
+// has them (0: none).
+func (f TraceFormat) DefaultBlockTokens() int {
+	switch f {
+	case Mooncake:
+		return 512
+	case Bailian:
+		return 16
+	}
+	return 0
+}
+
+// TraceRequest is one request of a trace.
+type TraceRequest struct {
+	Line int // 1-based line of the file (a CSV row's first line)
+	// AtMS is the send time in ms from the trace's first request.
+	AtMS          float64
+	Input, Output int // tokens
+	// HashIDs name the prompt's blocks (BlockTokens each, the last one may
+	// be partial); nil when the format has none.
+	HashIDs []int64
+	// Session names the request's conversation (the first request's id)
+	// and Turn its place in it, when the trace says.
+	Session string
+	Turn    int
+	// Tags are the trace's other columns worth keeping (model, log type).
+	Tags map[string]string
+}
+
+// TraceSkip is a request ReadTrace passed over, and why.
+type TraceSkip struct {
+	Line   int
+	Reason string
+}
+
+// ReadTrace reads a trace file of the format and calls emit with each request
+// in the file's order, skip with each request that cannot be sent (no input
+// or no output tokens: BurstGPT logs failures with 0 response tokens). Times
+// must not decrease (the error names the line); AtMS counts from the first
+// request. Errors name the file and line.
+func ReadTrace(r io.Reader, name string, format TraceFormat, emit func(TraceRequest) error, skip func(TraceSkip)) error {
+	t := &traceReader{name: name, emit: emit, skip: skip, first: math.NaN(), prev: math.Inf(-1)}
+	switch format {
+	case Mooncake, Bailian:
+		return t.jsonl(r, format)
+	case BurstGPT, Azure:
+		return t.csv(r, format)
+	}
+	return fmt.Errorf("unknown trace format %q (want one of mooncake, bailian, burstgpt, azure)", format)
+}
+
+type traceReader struct {
+	name        string
+	emit        func(TraceRequest) error
+	skip        func(TraceSkip)
+	first, prev float64         // the first and the previous request's time, ms
+	roots       map[int64]int64 // Bailian: chat id → its session's first chat id
+	epoch       time.Time       // Azure: the first row's time
+}
+
+// send checks the time and the lengths and passes the request on.
+func (t *traceReader) send(q TraceRequest, rawMS float64) error {
+	if math.IsNaN(rawMS) || math.IsInf(rawMS, 0) {
+		return fmt.Errorf("%s:%d: the time is not a number", t.name, q.Line)
+	}
+	if rawMS < t.prev {
+		return fmt.Errorf("%s:%d: time %s ms is before the previous request's %s ms: a trace must be in time order (sort it first)",
+			t.name, q.Line, fmtMS(rawMS-t.first), fmtMS(t.prev-t.first))
+	}
+	if math.IsNaN(t.first) {
+		t.first = rawMS
+	}
+	t.prev = rawMS
+	q.AtMS = rawMS - t.first
+	switch {
+	case q.Input < 0 || q.Output < 0:
+		return fmt.Errorf("%s:%d: negative token count (input %d, output %d)", t.name, q.Line, q.Input, q.Output)
+	case q.Input == 0 || q.Output == 0:
+		if t.skip != nil {
+			t.skip(TraceSkip{Line: q.Line, Reason: fmt.Sprintf("input %d, output %d tokens: nothing to send", q.Input, q.Output)})
+		}
+		return nil
+	}
+	return t.emit(q)
+}
+
+func fmtMS(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// traceLine is one line of the Mooncake and Bailian JSONL traces.
+type traceLine struct {
+	Timestamp    *float64 `json:"timestamp"`
+	InputLength  *int     `json:"input_length"`
+	OutputLength *int     `json:"output_length"`
+	HashIDs      []int64  `json:"hash_ids"`
+	ChatID       *int64   `json:"chat_id"`
+	ParentChatID *int64   `json:"parent_chat_id"`
+	Turn         int      `json:"turn"`
+	Type         string   `json:"type"`
+}
+
+func (t *traceReader) jsonl(r io.Reader, format TraceFormat) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), int(MaxEntryBytes))
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var l traceLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			return fmt.Errorf("%s:%d: bad JSON line: %w", t.name, line, err)
+		}
+		var missing []string
+		if l.Timestamp == nil {
+			missing = append(missing, `"timestamp"`)
+		}
+		if l.InputLength == nil {
+			missing = append(missing, `"input_length"`)
+		}
+		if l.OutputLength == nil {
+			missing = append(missing, `"output_length"`)
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("%s:%d: no %s (a %s trace line has timestamp, input_length, output_length and hash_ids)",
+				t.name, line, strings.Join(missing, ", "), format)
+		}
+		ms := *l.Timestamp
+		if format == Bailian {
+			ms *= 1000
+		}
+		q := TraceRequest{Line: line, Input: *l.InputLength, Output: *l.OutputLength, HashIDs: l.HashIDs}
+		if l.ChatID != nil {
+			if t.roots == nil {
+				t.roots = map[int64]int64{}
+			}
+			root := *l.ChatID
+			if p := l.ParentChatID; p != nil && *p >= 0 {
+				root = *p
+				if pr, ok := t.roots[*p]; ok {
+					root = pr
+				}
+			}
+			t.roots[*l.ChatID] = root
+			q.Session, q.Turn = strconv.FormatInt(root, 10), l.Turn
+		}
+		if l.Type != "" {
+			q.Tags = map[string]string{"type": l.Type}
+		}
+		if err := t.send(q, ms); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: %s", t.name, line+1, tooLong(MaxEntryBytes))
+		}
+		return fmt.Errorf("%s: %w", t.name, err)
+	}
+	return nil
+}
+
+// The columns of the CSV traces: time, input and output tokens, and the
+// columns kept as tags (by the tag's name).
+var traceColumns = map[TraceFormat]struct {
+	at, in, out string
+	tags        map[string]string
+}{
+	BurstGPT: {"Timestamp", "Request tokens", "Response tokens", map[string]string{"Model": "trace_model", "Log Type": "log_type"}},
+	Azure:    {"TIMESTAMP", "ContextTokens", "GeneratedTokens", nil},
+}
+
+// azureTimeLayouts are the TIMESTAMP forms of the Azure traces (fractions of
+// any length are accepted by the parser).
+var azureTimeLayouts = []string{"2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z07:00"}
+
+func (t *traceReader) csv(r io.Reader, format TraceFormat) error {
+	cols := traceColumns[format]
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("%s:1: no CSV header row: %w", t.name, err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	idx := func(c string) (int, error) {
+		i, ok := col[c]
+		if !ok {
+			return 0, fmt.Errorf("%s:1: the header has no %q column (a %s trace has %s, %s and %s; this one has %s)",
+				t.name, c, format, cols.at, cols.in, cols.out, strings.Join(header, ", "))
+		}
+		return i, nil
+	}
+	at, err := idx(cols.at)
+	if err != nil {
+		return err
+	}
+	in, err := idx(cols.in)
+	if err != nil {
+		return err
+	}
+	out, err := idx(cols.out)
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("%s:%d: bad CSV row: %v", t.name, pe.StartLine, pe.Err)
+			}
+			return fmt.Errorf("%s: bad CSV row: %w", t.name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		q := TraceRequest{Line: line}
+		num := func(i int) (int, error) {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
+			if err != nil || v != math.Trunc(v) || v < 0 || v > math.MaxInt32 {
+				return 0, fmt.Errorf("%s:%d: %s %q is not a whole number of tokens ≥ 0", t.name, line, header[i], rec[i])
+			}
+			return int(v), nil
+		}
+		if q.Input, err = num(in); err != nil {
+			return err
+		}
+		if q.Output, err = num(out); err != nil {
+			return err
+		}
+		var ms float64
+		if format == Azure {
+			ts, ok := parseAzureTime(rec[at])
+			if !ok {
+				return fmt.Errorf("%s:%d: %s %q is not a date and time like 2023-11-16 18:15:46.6805900", t.name, line, header[at], rec[at])
+			}
+			if t.epoch.IsZero() {
+				t.epoch = ts
+			}
+			ms = float64(ts.Sub(t.epoch).Nanoseconds()) / 1e6 // from the first row: exact to the ns
+		} else {
+			s, err := strconv.ParseFloat(strings.TrimSpace(rec[at]), 64)
+			if err != nil {
+				return fmt.Errorf("%s:%d: %s %q is not a number of seconds", t.name, line, header[at], rec[at])
+			}
+			ms = s * 1000
+		}
+		for c, tag := range cols.tags {
+			if i, ok := col[c]; ok && rec[i] != "" {
+				if q.Tags == nil {
+					q.Tags = map[string]string{}
+				}
+				q.Tags[tag] = rec[i]
+			}
+		}
+		if err := t.send(q, ms); err != nil {
+			return err
+		}
+	}
+}
+
+func parseAzureTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, l := range azureTimeLayouts {
+		if ts, err := time.Parse(l, s); err == nil {
+			return ts, true
+		}
+	}
+	return time.Time{}, false
+}
