@@ -41,7 +41,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: __ENV.LLM_API || 'openai-chat',
+  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   fixedOutputTokens: true,
   vllmExtras: __ENV.LLM_VLLM_EXTRAS !== '0',
   slo: Object.keys(slo).length > 0 ? slo : undefined,
@@ -64,12 +64,13 @@ export const options = {
 };
 
 export default async function () {
+  /** @type {import('../xk6-llmstream/llmstream.js').ReplayOptions} */
   const o = { speedup: speedup, maxInFlight: Number(__ENV.LLM_MAX_IN_FLIGHT || 1000) };
   if (__ENV.LLM_FROM) o.from = __ENV.LLM_FROM;
   if (__ENV.LLM_TO) o.to = __ENV.LLM_TO;
   if (__ENV.LLM_REQUESTS) o.count = Number(__ENV.LLM_REQUESTS);
   const s = await replay(data, o, (entry) => llm.asyncChat(entry));
-  const f = (v) => (v === null ? '-' : v.toFixed(1));
+  const f = (/** @type {number | null} */ v) => (v === null ? '-' : v.toFixed(1));
   console.log(`replay: start ${s.startMs} requests ${s.requests} sent ${s.sent} failed ${s.failed} waited ${s.waited} ` +
     `lag p50 ${f(s.lagP50Ms)} ms p99 ${f(s.lagP99Ms)} ms max ${f(s.lagMaxMs)} ms${s.degraded ? ' DEGRADED' : ''}`);
 }
