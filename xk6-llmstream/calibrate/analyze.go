@@ -32,6 +32,9 @@ type Report struct {
 	LagP50  float64 `json:"lag_p50_ms"`
 	LagP99  float64 `json:"lag_p99_ms"`
 	LagP999 float64 `json:"lag_p999_ms"`
+	// LagP99CI is the 95% distribution-free interval of the lag's p99
+	// (±Inf ends print as null: too few events to bound it).
+	LagP99CI [2]*float64 `json:"lag_p99_ci95_ms"`
 	// ITLErrorP99 is the p99 of |measured gap − written gap|.
 	ITLErrorP99 float64 `json:"itl_error_p99_ms"`
 	// ZeroGapShare is the share of measured ITL gaps that are 0 (events read
@@ -163,6 +166,16 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 	r.TTFTErrorP50, r.TTFTErrorP99 = pct(ttftErr, 50), pct(ttftErr, 99)
 	r.LagP50, r.LagP99, r.LagP999 = pct(lag, 50), pct(lag, 99), pct(lag, 99.9)
 	r.ITLErrorP99 = pct(itlErr, 99)
+	if len(lag) > 0 {
+		sorted := slices.Clone(lag)
+		slices.Sort(sorted)
+		iv := stats.QuantileInterval(sorted, 0.99, 0.95)
+		for i, v := range []float64{iv.Lo, iv.Hi} {
+			if !math.IsInf(v, 0) {
+				r.LagP99CI[i] = &v
+			}
+		}
+	}
 	if gaps > 0 {
 		r.ZeroGapShare = float64(zero) / float64(gaps)
 		r.TrueZeroGapShare = float64(trueZero) / float64(gaps)
@@ -219,7 +232,7 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 	case r.Matched == 0:
 		r.Verdict = "no request could be compared with the mock's ground truth: the script made no successful streamed request"
 	case r.Bottleneck:
-		r.Verdict = fmt.Sprintf("this machine is the bottleneck above %d streams: numbers measured from it at this load describe the client, not the server", r.BottleneckAbove)
+		r.Verdict = fmt.Sprintf("this machine is the bottleneck above %d streams: at this load its own delays (or their risk) enter the numbers; use fewer streams per machine or more machines", r.BottleneckAbove)
 	default:
 		x := max(math.Abs(r.TTFTErrorP99), r.LagP99, r.ITLErrorP99)
 		r.Verdict = fmt.Sprintf("at this load (%d streams at peak), numbers from this machine are good to ±%.2f ms at p99", r.PeakStreams, x)

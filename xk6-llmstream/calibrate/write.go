@@ -19,13 +19,13 @@ func WriteText(w io.Writer, r *Result) error {
 	_, err := fmt.Fprintf(w, `calibration: the client's own error against the mock's ground truth
 requests compared      %d of %d (k6 exit %d), %d streams at peak
 TTFT error             p50 %.2f ms, p99 %.2f ms
-mid-stream lag         p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms (%d events)
+mid-stream lag         p50 %.2f ms, p99 %.2f ms %s, p99.9 %.2f ms (%d events)
 ITL error              p99 %.2f ms
 zero gaps              %.2f%% measured, %.2f%% written
 client lag (canary)    p99 %s
 CPU headroom           %s
 %s
-`, r.Matched, r.Requests, r.K6Exit, r.PeakStreams, r.TTFTErrorP50, r.TTFTErrorP99, r.LagP50, r.LagP99, r.LagP999, r.Events,
+`, r.Matched, r.Requests, r.K6Exit, r.PeakStreams, r.TTFTErrorP50, r.TTFTErrorP99, r.LagP50, r.LagP99, ciText(r.LagP99CI), r.LagP999, r.Events,
 		r.ITLErrorP99, 100*r.ZeroGapShare, 100*r.TrueZeroGapShare, clientLag, head, r.Verdict)
 	if err != nil {
 		return err
@@ -43,4 +43,14 @@ func WriteJSON(w io.Writer, r *Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+func ciText(ci [2]*float64) string {
+	end := func(v *float64, inf string) string {
+		if v == nil {
+			return inf
+		}
+		return fmt.Sprintf("%.2f", *v)
+	}
+	return "[95% CI " + end(ci[0], "-∞") + ", " + end(ci[1], "∞") + "]"
 }
