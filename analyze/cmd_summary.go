@@ -18,6 +18,7 @@ const summaryExamples = `  analyze summary results.json
   analyze summary --by file --labels baseline,candidate base.json cand.json
   analyze summary --format json -o summary.json results.json
   analyze summary --by model results.json --history runs.jsonl --label v1.4.2   (append the run to a history)
+  analyze summary --definitions vllm,aiperf,guidellm,llmperf,sglang run.records.jsonl.gz   (every tool's TTFT, ITL, TPOT)
 `
 
 func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -29,6 +30,7 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		slo  sloFlags
 		opts = result.DefaultOptions()
 		hist historyAppendFlags
+		defs string
 	)
 	hist.register(fs)
 	in.register(fs)
@@ -38,6 +40,7 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.Float64Var(&opts.Stats.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
 	fs.Float64Var(&opts.Stats.MaxRelWidth, "max-ci-width", 0.20, "flag a percentile whose confidence interval is wider than this share of its value")
 	fs.Float64Var(&opts.MaxFailureRate, "max-failure-rate", result.DefaultMaxFailureRate, "warn when the share of failed requests (llm_requests_failed) is above this")
+	fs.StringVar(&defs, "definitions", "", "add TTFT, ITL and TPOT as these `tools` define them (vllm,aiperf,guidellm,llmperf,sglang or all; ours is always shown) from the records files among the inputs")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +67,10 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			opts.Stats.Percentiles = append(opts.Stats.Percentiles, v)
 		}
 	}
+	tools, recs, err := definitionsInputs(paths, defs)
+	if err != nil {
+		return err
+	}
 	in.metadata = true
 	r, err := in.open(paths, stdin, stderr, alsoFailed)
 	if err != nil {
@@ -79,10 +86,14 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	rep := result.Summarize(d, opts)
+	extras, err := recordsExtras(recs, tools, in.lenient)
+	if err != nil {
+		return err
+	}
 	for _, w := range rep.Alerts {
 		fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
 	}
-	if err := out.write(stdout, func(w io.Writer) error { return output.WriteSummary(w, out.format, rep) }); err != nil {
+	if err := out.write(stdout, func(w io.Writer) error { return output.WriteSummaryExtras(w, out.format, rep, extras) }); err != nil {
 		return err
 	}
 	return hist.append(d, rep, stderr)

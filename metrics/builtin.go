@@ -47,6 +47,7 @@ const (
 	OutputLengthMismatch = "llm_output_length_mismatch"
 	ArrivalsDropped      = "llm_arrivals_dropped"
 	ArrivalLateness      = "llm_arrival_lateness"
+	OutputTokenMismatch  = "llm_output_token_mismatch"
 )
 
 // Builtin lists every metric the module declares, in the order a request's
@@ -78,6 +79,7 @@ var Builtin = []Metric{
 	{OutputLengthMismatch, Counter, false},
 	{ArrivalsDropped, Counter, false},
 	{ArrivalLateness, Trend, true},
+	{OutputTokenMismatch, Rate, false},
 }
 
 // Lookup finds a builtin metric by name.

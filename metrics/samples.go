@@ -68,6 +68,8 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //   - token counters, the server's own timings, stages (Options.Stages), the
 //     client's lag, llm_requests_failed, then llm_slo_met, llm_cost and
 //     llm_output_length_mismatch as Options ask.
+//   - llm_output_token_mismatch: a successful request with a token audit
+//     that could judge it (TokenMismatch).
 func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}
@@ -124,6 +126,9 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	}
 	if o.ExpectOutputTokens > 0 && rec.OK() && rec.OutputTokens != o.ExpectOutputTokens {
 		b.one(OutputLengthMismatch, 1)
+	}
+	if mismatch, ok := TokenMismatch(rec); ok {
+		b.one(OutputTokenMismatch, boolValue(mismatch))
 	}
 	return b.out
 }

@@ -116,6 +116,28 @@ type Record struct {
 	// the helper's canary's worst delay (the llm_client_lag sample); absent
 	// when the canary did not run.
 	ClientLagNS *int64 `json:"client_lag_ns,omitempty"`
+
+	// TokenAudit is the tokenizer's count of the streamed text beside the
+	// server's usage report, when the Client asked for the audit
+	// (tokenAudit); absent otherwise.
+	TokenAudit *TokenAudit `json:"token_audit,omitempty"`
+}
+
+// TokenAudit is one request's token-count audit: the streamed answer and
+// reasoning text counted with a tokenizer, to compare with the server's
+// usage report (OutputTokens with TokenSource "usage").
+type TokenAudit struct {
+	// Tokenizer is the encoding name or tokenizer.json path counted with.
+	Tokenizer string `json:"tokenizer"`
+	// Counted is the tokenizer's count of the text (answer + reasoning).
+	Counted int `json:"counted"`
+	// Tolerance is the share of Counted by which usage may differ before the
+	// request is a mismatch (at least 1 token either way).
+	Tolerance float64 `json:"tolerance"`
+	// Error says why the text was not counted (no usage report, tool-call
+	// arguments, text over the audit's size limit, a tokenizer failure);
+	// Counted is then 0 and the request is not judged.
+	Error string `json:"error,omitempty"`
 }
 
 // Error is a failed request's error kind and (redacted) message.

@@ -76,6 +76,15 @@ export interface ClientOptions {
   /** Return the per-event timeline (result.timeline). Default false. */
   keepTimeline?: boolean;
   /**
+   * Token-count audit (off by default): the helper counts the streamed answer
+   * and reasoning with this tokenizer (a built-in encoding such as
+   * 'cl100k_base', or a tokenizer.json path on the helper's machine) and, when
+   * the server reported usage, adds llm_output_token_mismatch (a Rate: 1 when
+   * usage differs from the count by more than tolerance × count and more than
+   * one token). The records file keeps the count (token_audit).
+   */
+  tokenAudit?: { tokenizer: string; tolerance?: number };
+  /**
    * llm_itl samples: 'all' (default), 'off', 'records' (none in k6: the
    * helper's --records keep the per-token data, analyze reads them), or a
    * fraction 0..1 kept deterministically (every 1/f-th sample of this Client
@@ -316,6 +325,7 @@ export const METRICS: {
   readonly stageFirstEvent: 'llm_stage_first_event';
   readonly stageFirstToken: 'llm_stage_first_token';
   readonly cost: 'llm_cost';
+  readonly outputTokenMismatch: 'llm_output_token_mismatch';
 };
 /** A Client's prices, in currency units per million tokens. */
 export interface Prices {

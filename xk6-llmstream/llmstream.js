@@ -63,6 +63,7 @@ export const METRICS = Object.freeze({
   stageFirstEvent: 'llm_stage_first_event',
   stageFirstToken: 'llm_stage_first_token',
   cost: 'llm_cost',
+  outputTokenMismatch: 'llm_output_token_mismatch',
 });
 
 /** The error kind of a request the helper refused or did not answer. */
@@ -91,6 +92,7 @@ const metricByName = {};
 for (const k of TIME_TRENDS) metricByName[METRICS[k]] = new Trend(METRICS[k], true);
 for (const k of COUNTERS) metricByName[METRICS[k]] = new Counter(METRICS[k]);
 metricByName[METRICS.requestsFailed] = new Rate(METRICS.requestsFailed);
+metricByName[METRICS.outputTokenMismatch] = new Rate(METRICS.outputTokenMismatch);
 let mSLO = null; // created by the first Client that has an slo (in the init context)
 
 // The workload metrics: Dataset, Session, fixedOutputTokens, arrivals().
@@ -127,7 +129,7 @@ const CLIENT_OPTIONS = [
   'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
   'body', 'tags', 'timeout', 'idleTimeout', 'includeUsage', 'keepText',
   'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion', 'stages', 'fixedOutputTokens', 'vllmExtras',
-  'prices',
+  'prices', 'tokenAudit',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline', 'scheduledAt'];
 // The slo keys and the metric each limits (every sample ≤ the limit).
@@ -204,6 +206,9 @@ export class Client {
     }
     this.slo = sloOption(o.slo);
     this.prices = pricesOption(o.prices);
+    // The token audit: the helper counts the streamed text with this
+    // tokenizer and compares it with the server's usage (it validates).
+    this.tokenAudit = o.tokenAudit === undefined || o.tokenAudit === null ? null : plainObject(o.tokenAudit, 'tokenAudit');
     if (this.slo !== null && mSLO === null) {
       try {
         mSLO = new Rate(METRICS.sloMet);
@@ -334,6 +339,7 @@ export class Client {
       module_version: VERSION, // the helper refuses another release's module
     };
     if (idleMs !== null) wire.idle_timeout_ms = idleMs;
+    if (this.tokenAudit !== null) wire.token_audit = this.tokenAudit;
     // For the helper's records (--records) only.
     for (const k in tags) {
       wire.tags = tags;

@@ -33,14 +33,15 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"run":     {"start the helper (and the mock) and run a k6 script with stock k6", runRun},
-	"helper":  {"serve the streaming helper the JavaScript module talks to", runHelper},
-	"mock":    {"serve the mock LLM (OpenAI and Anthropic streaming APIs)", runMock},
-	"inspect": {"decode a recorded SSE body and print what it holds as JSON", runInspect},
-	"dataset": {"build a JSONL request dataset (ShareGPT, JSONL, CSV or synthetic)", runDataset},
-	"version": {"print the version, commit and Go version", runVersion},
-	"init":    {"write llmstream.js, its typings and a starter script into a folder", runInit},
-	"sweep":   {"run a k6 script at a series of load levels and find the highest one that meets the SLO", runSweep},
+	"run":       {"start the helper (and the mock) and run a k6 script with stock k6", runRun},
+	"helper":    {"serve the streaming helper the JavaScript module talks to", runHelper},
+	"mock":      {"serve the mock LLM (OpenAI and Anthropic streaming APIs)", runMock},
+	"inspect":   {"decode a recorded SSE body and print what it holds as JSON", runInspect},
+	"dataset":   {"build a JSONL request dataset (ShareGPT, JSONL, CSV or synthetic)", runDataset},
+	"version":   {"print the version, commit and Go version", runVersion},
+	"init":      {"write llmstream.js, its typings and a starter script into a folder", runInit},
+	"sweep":     {"run a k6 script at a series of load levels and find the highest one that meets the SLO", runSweep},
+	"calibrate": {"run a k6 script against the mock shaped like the target and report this machine's own error at that load", runCalibrate},
 }
 
 // usageError marks an error caused by how the command was called; it exits 2.

@@ -195,6 +195,9 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	gone := r.Context().Err() != nil
 	rr := toRecord(rec, p, gone, server)
+	if p.audit != nil {
+		p.audit.audit(r.Context(), rec, rr)
+	}
 	if lag, ok := h.canary.maxSince(mark); ok {
 		ns := int64(lag)
 		rr.ClientLagNS = &ns
@@ -217,7 +220,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	out := appendAnswer((*bp)[:0], newAnswer(rr, rec, &answerOptions{
 		samples:      p.samples,
-		keepText:     p.req.KeepText,
+		keepText:     p.keepText,
 		keepTimeline: p.req.KeepTimeline,
 		maxText:      h.cfg.maxText,
 		red:          p.redactor,

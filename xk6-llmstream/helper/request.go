@@ -59,6 +59,9 @@ type StreamRequest struct {
 	// one other than the helper's (internal/version.Version) is refused.
 	// Absent (older or other clients) is accepted.
 	ModuleVersion string `json:"module_version,omitempty"`
+	// TokenAudit counts the streamed text with a tokenizer and compares it
+	// with the server's usage (off when absent; see audit.go).
+	TokenAudit *TokenAuditOptions `json:"token_audit,omitempty"`
 }
 
 // hopHeaders are never forwarded upstream: they describe the hop to the helper
@@ -75,7 +78,9 @@ type parsed struct {
 	url      *url.URL
 	samples  *metrics.Options
 	redactor *redact.Redactor
-	logURL   string // the upstream as logs may show it
+	logURL   string   // the upstream as logs may show it
+	keepText bool     // the answer returns the text (the engine may keep it for the audit)
+	audit    *auditor // the token audit, nil when off
 	// For the request's record:
 	id          string
 	tags        map[string]string
@@ -160,9 +165,15 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	if rerr != nil {
 		return nil, rerr
 	}
+	audit, rerr := sr.TokenAudit.auditor()
+	if rerr != nil {
+		return nil, rerr
+	}
 	p := &parsed{
-		url:     u,
-		samples: samples,
+		url:      u,
+		samples:  samples,
+		keepText: sr.KeepText,
+		audit:    audit,
 		req: &stream.Request{
 			URL:            sr.URL,
 			Dialect:        d,
@@ -171,7 +182,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 			NoIncludeUsage: sr.IncludeUsage != nil && !*sr.IncludeUsage,
 			Timeout:        timeout,
 			IdleTimeout:    idle,
-			KeepText:       sr.KeepText,
+			KeepText:       sr.KeepText || audit != nil,
 			KeepTimeline:   sr.KeepTimeline,
 		},
 	}

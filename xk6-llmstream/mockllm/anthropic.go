@@ -107,7 +107,7 @@ func (e messagesEncoder) finish(g *gen) {
 	b = append(b, `","stop_sequence":null},"usage":{"input_tokens":`...)
 	b = appendInt(b, g.input)
 	b = append(b, `,"output_tokens":`...)
-	b = appendInt(b, g.total)
+	b = appendInt(b, g.reportedTotal())
 	b = append(b, '}')
 	g.buf = g.stamp(b, "message_delta", 0)
 	b = e.event(g.buf, "message_stop")

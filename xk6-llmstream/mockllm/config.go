@@ -134,6 +134,11 @@ type ModelConfig struct {
 	TokensPerEvent TokensPerEvent `json:"tokens_per_event"`
 	// Echo makes the answer repeat the prompt's words instead of filler text.
 	Echo bool `json:"echo"`
+	// UsageOverReport makes the usage report claim this share more output
+	// tokens than were streamed (0.1: 10 % more, rounded), as a miscounting
+	// server or gateway would; for testing the token audit. The request log
+	// keeps the true count. OpenAI (final usage), Anthropic and Ollama.
+	UsageOverReport float64 `json:"usage_over_report"`
 	// ReasoningField is the OpenAI chat delta field of reasoning text:
 	// "reasoning_content" (DeepSeek, the default) or "reasoning" (newer vLLM).
 	ReasoningField string `json:"reasoning_field"`
@@ -396,6 +401,9 @@ func (m *ModelConfig) Validate() error {
 	t := m.TokensPerEvent
 	if t.Min < 0 || t.Max < 0 || (t.Max > 0 && t.Max < t.Min) {
 		return fmt.Errorf("tokens_per_event: min %d, max %d: want 0 ≤ min ≤ max", t.Min, t.Max)
+	}
+	if u := m.UsageOverReport; !(u >= 0 && u <= 10) {
+		return fmt.Errorf("usage_over_report: %v is not a share between 0 and 10", u)
 	}
 	switch m.ReasoningField {
 	case "", "reasoning_content", "reasoning":

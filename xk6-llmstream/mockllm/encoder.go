@@ -2,6 +2,7 @@ package mockllm
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 )
 
@@ -114,14 +115,20 @@ func appendChunkUsage(b []byte, g *gen, completion int) []byte {
 	return append(b, '}')
 }
 
+// reportedTotal is the output tokens a usage report claims: the true count,
+// over-reported by the model's usage_over_report share.
+func (g *gen) reportedTotal() int {
+	return g.total + int(math.Round(g.mc.UsageOverReport*float64(g.total)))
+}
+
 // appendOpenAIUsage appends the final usage object.
 func appendOpenAIUsage(b []byte, g *gen, details bool) []byte {
 	b = append(b, `{"prompt_tokens":`...)
 	b = appendInt(b, g.input)
 	b = append(b, `,"completion_tokens":`...)
-	b = appendInt(b, g.total)
+	b = appendInt(b, g.reportedTotal())
 	b = append(b, `,"total_tokens":`...)
-	b = appendInt(b, g.input+g.total)
+	b = appendInt(b, g.input+g.reportedTotal())
 	if details || g.cached > 0 { // completions: only when something was cached, as vLLM
 		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 		b = appendInt(b, g.cached)

@@ -65,7 +65,7 @@ func (e ollamaEncoder) done(b []byte, g *gen) []byte {
 	b = append(b, `,"prompt_eval_duration":`...)
 	b = strconv.AppendInt(b, int64(g.prefill), 10)
 	b = append(b, `,"eval_count":`...)
-	b = appendInt(b, g.total)
+	b = appendInt(b, g.reportedTotal())
 	b = append(b, `,"eval_duration":`...)
 	return strconv.AppendInt(b, int64(g.sched-g.prefill), 10)
 }
