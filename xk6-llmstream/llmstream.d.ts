@@ -275,6 +275,8 @@ export class Client {
   readonly slo: { readonly [limit in keyof SLO]?: number } | null;
   /** The prices option with its defaults filled in; null without prices. */
   readonly prices: Readonly<Required<Prices>> | null;
+  /** The Client's tokenAudit option (null without it). */
+  readonly tokenAudit: { readonly tokenizer: string; readonly tolerance?: number } | null;
   /** The fixedOutputTokens option: tokens is null for true (each request's own length); null when off. */
   readonly fixedOutput: { readonly tokens: number | null; readonly extras: boolean } | null;
   /** The vllmExtras option (default true). */
