@@ -182,20 +182,25 @@ func (l Limit) typ() Type {
 }
 
 // holds applies the limit's operator to one value.
-func (l Limit) holds(v float64) bool {
-	switch l.Op {
+func (l Limit) holds(v float64) bool { return Compare(v, l.Op, l.Value) }
+
+// Compare applies a k6 threshold operator (<, <=, >, >=, ==, ===, !=) to a
+// value and a limit: the one comparison of the module's limits and of
+// analyze's checks; an unknown operator holds for nothing.
+func Compare(v float64, op string, limit float64) bool {
+	switch op {
 	case "<":
-		return v < l.Value
+		return v < limit
 	case "<=":
-		return v <= l.Value
+		return v <= limit
 	case ">":
-		return v > l.Value
+		return v > limit
 	case ">=":
-		return v >= l.Value
-	case "==":
-		return v == l.Value
+		return v >= limit
+	case "==", "===":
+		return v == limit
 	case "!=":
-		return v != l.Value
+		return v != limit
 	}
 	return false
 }

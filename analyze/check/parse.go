@@ -18,6 +18,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"math"
 	"strconv"
 	"strings"
@@ -103,24 +104,8 @@ func (e Expr) String() string {
 // Holds reports whether a value of the aggregate meets the limit.
 func (e Expr) Holds(v float64) bool { return e.holds(v) }
 
-// holds applies the operator.
-func (e Expr) holds(v float64) bool {
-	switch e.Op {
-	case "<":
-		return v < e.Limit
-	case "<=":
-		return v <= e.Limit
-	case ">":
-		return v > e.Limit
-	case ">=":
-		return v >= e.Limit
-	case "==", "===":
-		return v == e.Limit
-	case "!=":
-		return v != e.Limit
-	}
-	return false
-}
+// holds applies the operator (metrics.Compare, the one comparison).
+func (e Expr) holds(v float64) bool { return metrics.Compare(v, e.Op, e.Limit) }
 
 // operators in the order they are looked for (longest first where one is a
 // prefix of another), as k6 does.

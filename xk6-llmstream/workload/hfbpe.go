@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -27,17 +26,10 @@ type bpeModel struct {
 	ignoreMerges bool
 	byteIDs      [256]int // <0xNN> ids, -1 where absent
 
-	cacheMu sync.Mutex
-	cache   map[string][]int
+	cache pieceCache
 }
 
 type bpeMerge struct{ rank, id int32 }
-
-// bpeCacheWords bounds the word cache; it is emptied when full.
-const bpeCacheWords = 1 << 17
-
-// bpeCacheMaxLen is the longest word (in bytes) that is cached.
-const bpeCacheMaxLen = 256
 
 type bpeJSON struct {
 	Type                    string            `json:"type"`
@@ -125,7 +117,6 @@ func newBPE(raw json.RawMessage) (*bpeModel, error) {
 			m.merges[key] = bpeMerge{rank: int32(rank), id: int32(idn)}
 		}
 	}
-	m.cache = make(map[string][]int)
 	return m, nil
 }
 
@@ -211,14 +202,8 @@ func (m *bpeModel) tokenize(ctx context.Context, word string, out []int) ([]int,
 			return append(out, id), nil
 		}
 	}
-	cacheable := len(word) <= bpeCacheMaxLen
-	if cacheable {
-		m.cacheMu.Lock()
-		ids, ok := m.cache[word]
-		m.cacheMu.Unlock()
-		if ok {
-			return append(out, ids...), nil
-		}
+	if out, ok := m.cache.appendTo(word, out); ok {
+		return out, nil
 	}
 	syms := m.initial(word)
 	if _, err := m.mergeAll(ctx, syms); err != nil {
@@ -230,15 +215,7 @@ func (m *bpeModel) tokenize(ctx context.Context, word string, out []int) ([]int,
 			out = append(out, int(syms[i].id))
 		}
 	}
-	if cacheable {
-		ids := append([]int(nil), out[start:]...)
-		m.cacheMu.Lock()
-		if len(m.cache) >= bpeCacheWords {
-			clear(m.cache)
-		}
-		m.cache[word] = ids
-		m.cacheMu.Unlock()
-	}
+	m.cache.remember(word, out[start:])
 	return out, nil
 }
 

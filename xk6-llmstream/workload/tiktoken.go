@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/dlclark/regexp2"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -48,8 +47,7 @@ type tiktokenTokenizer struct {
 	ranks  map[string]int
 	decode []string // by rank
 
-	cacheMu sync.Mutex
-	cache   map[string][]int
+	cache pieceCache
 }
 
 func loadTiktoken(name string) (Tokenizer, error) {
@@ -63,7 +61,7 @@ func loadTiktoken(name string) (Tokenizer, error) {
 		return nil, fmt.Errorf("encoding %s: %w", name, err)
 	}
 	re.MatchTimeout = regexMatchTimeout
-	t := &tiktokenTokenizer{name: name, re: re, ranks: ranks, decode: make([]string, enc.vocab), cache: map[string][]int{}}
+	t := &tiktokenTokenizer{name: name, re: re, ranks: ranks, decode: make([]string, enc.vocab)}
 	for s, r := range ranks {
 		if r < 0 || r >= enc.vocab {
 			return nil, fmt.Errorf("encoding %s: rank %d out of range", name, r)
@@ -98,29 +96,15 @@ func (t *tiktokenTokenizer) piece(ctx context.Context, p string, out []int) ([]i
 	if r, ok := t.ranks[p]; ok {
 		return append(out, r), nil
 	}
-	cacheable := len(p) <= bpeCacheMaxLen
-	if cacheable {
-		t.cacheMu.Lock()
-		ids, ok := t.cache[p]
-		t.cacheMu.Unlock()
-		if ok {
-			return append(out, ids...), nil
-		}
+	if out, ok := t.cache.appendTo(p, out); ok {
+		return out, nil
 	}
 	start := len(out)
 	out, _, err := byteRankMerge(ctx, p, t.ranks, out)
 	if err != nil {
 		return out, err
 	}
-	if cacheable {
-		ids := append([]int(nil), out[start:]...)
-		t.cacheMu.Lock()
-		if len(t.cache) >= bpeCacheWords {
-			clear(t.cache)
-		}
-		t.cache[p] = ids
-		t.cacheMu.Unlock()
-	}
+	t.cache.remember(p, out[start:])
 	return out, nil
 }
 
