@@ -94,8 +94,9 @@ func Lookup(name string) (Metric, bool) {
 
 // The metadata keys the module sets on a request's samples.
 const (
-	// RequestIDMetadata carries the request's id (unique across runs and
-	// load generators: see NewIDPrefix) on every sample of the request.
+	// RequestIDMetadata carries the request's id on every sample of the
+	// request: a random per-VU prefix, the VU and a sequence number
+	// (llmstream.js), unique across runs and load generators.
 	RequestIDMetadata = "llm_request_id"
 	// EntryIDMetadata carries the dataset entry's id of the request.
 	EntryIDMetadata = "llm_entry_id"
