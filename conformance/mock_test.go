@@ -1,5 +1,5 @@
 // Package conformance runs official provider SDKs (Go and node) against the
-// mock LLM (xk6-llmstream/mockllm) and checks that each reads what the mock
+// mock LLM (mockllm) and checks that each reads what the mock
 // sent: text, usage, finish reason, the SDK's accumulated final object, and
 // that every injected fault surfaces as the SDK's own error.
 //
@@ -13,7 +13,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/mockllm"
 )
 
 // The prompt every case sends: three words, so three input tokens.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/helper"
 )
 
 // helperAnswer is a POST /v1/stream answer (helper.Answer) with the checks

@@ -5,8 +5,8 @@ package e2e
 // mock can inject on purpose, in-process mocks on 127.0.0.1 serve load driven
 // through the real helper (helper.Start, POST /v1/stream, the default engine
 // client) writing a records file; the records are read back with the
-// records reader, converted with attribution.FromRecord and attributed with
-// attribution.Analyze. Each run asserts the stage the mock's code puts the
+// records reader, converted with tail.FromRecord and attributed with
+// tail.Analyze. Each run asserts the stage the mock's code puts the
 // cause in (Result.Top) and the attribute that sets the tail apart first
 // (Result.Apart()[0]); over all runs, no attribute the cause does not
 // inject may be named as setting the tail apart more often than a rate of
@@ -39,11 +39,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/attribution"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
+	"github.com/llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/records"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
+	"github.com/llmstream/xk6-llmstream/serverstats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -130,14 +130,14 @@ type cause struct {
 // (prompt length, cache misses, a slow instance, a stall burst) is
 // first_token; a slow TLS handshake of a new connection is connect.
 var causes = []cause{
-	{name: "queue", tail: 80, stage: "first_event", attr: attribution.AttrConcurrent,
+	{name: "queue", tail: 80, stage: "first_event", attr: tail.AttrConcurrent,
 		// The server's queue is the same cause: it may be named too.
-		also: []string{attribution.AttrServerQueue}, setup: queueCause},
-	{name: "long-prompts", tail: 90, stage: "first_token", attr: attribution.AttrInput, setup: longPromptCause},
-	{name: "cache-misses", tail: 90, stage: "first_token", attr: attribution.AttrCache, setup: cacheMissCause},
-	{name: "slow-instance", tail: 90, stage: "first_token", attr: attribution.AttrInstance, value: "1", setup: slowInstanceCause},
-	{name: "stall-burst", tail: 93, stage: "first_token", attr: attribution.AttrTime, value: "5/10", setup: burstCause},
-	{name: "slow-connect", tail: 90, stage: "connect", attr: attribution.AttrInstance, value: "1", setup: slowConnectCause},
+		also: []string{tail.AttrServerQueue}, setup: queueCause},
+	{name: "long-prompts", tail: 90, stage: "first_token", attr: tail.AttrInput, setup: longPromptCause},
+	{name: "cache-misses", tail: 90, stage: "first_token", attr: tail.AttrCache, setup: cacheMissCause},
+	{name: "slow-instance", tail: 90, stage: "first_token", attr: tail.AttrInstance, value: "1", setup: slowInstanceCause},
+	{name: "stall-burst", tail: 93, stage: "first_token", attr: tail.AttrTime, value: "5/10", setup: burstCause},
+	{name: "slow-connect", tail: 90, stage: "connect", attr: tail.AttrInstance, value: "1", setup: slowConnectCause},
 }
 
 // quickModel is the body's model: 2 ms prefill, two tokens 1 ms apart.
@@ -334,7 +334,7 @@ func TestTailCausesFromMock(t *testing.T) {
 	})
 }
 
-func firstAttr(apart []attribution.Attribute) string {
+func firstAttr(apart []tail.Attribute) string {
 	if len(apart) == 0 {
 		return "(none)"
 	}
@@ -343,7 +343,7 @@ func firstAttr(apart []attribution.Attribute) string {
 
 // calmRun runs c until a run's load generator did not stall (maxRunLag),
 // and skips the test when none of maxAttempts runs is calm.
-func calmRun(t *testing.T, c cause, seed uint64) *attribution.Result {
+func calmRun(t *testing.T, c cause, seed uint64) *tail.Result {
 	var lags []time.Duration
 	for range maxAttempts {
 		res, lag := runCause(t, c, seed)
@@ -359,7 +359,7 @@ func calmRun(t *testing.T, c cause, seed uint64) *attribution.Result {
 
 // runCause serves one run of c and attributes its records; lag is the
 // helper canary's worst lateness while streams ran.
-func runCause(t *testing.T, c cause, seed uint64) (res *attribution.Result, lag time.Duration) {
+func runCause(t *testing.T, c cause, seed uint64) (res *tail.Result, lag time.Duration) {
 	su := c.setup(rand.New(rand.NewPCG(seed, 18)), seed)
 	path := filepath.Join(t.TempDir(), "records.jsonl")
 	rw, err := helper.CreateRecords(path)
@@ -396,9 +396,9 @@ func runCause(t *testing.T, c cause, seed uint64) (res *attribution.Result, lag 
 	if _, err := helper.CloseRecords(rw); err != nil {
 		t.Fatal(err)
 	}
-	o := attribution.DefaultOptions()
+	o := tail.DefaultOptions()
 	o.Tail = c.tail
-	res, err = attribution.Analyze(readCauseRecords(t, path, su), o)
+	res, err = tail.Analyze(readCauseRecords(t, path, su), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,17 +496,17 @@ func driveGroups(t *testing.T, helperURL string, urls []string, su causeSetup, s
 
 // readCauseRecords reads the records file back and converts its records;
 // every recorded request must be there, warm-up ones left out.
-func readCauseRecords(t *testing.T, path string, su causeSetup) []attribution.Request {
+func readCauseRecords(t *testing.T, path string, su causeSetup) []tail.Request {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var reqs []attribution.Request
+	var reqs []tail.Request
 	all := 0
 	st, err := records.Scan(f, func(r *records.Record) error {
 		all++
-		if q, ok := attribution.FromRecord(r); ok {
+		if q, ok := tail.FromRecord(r); ok {
 			reqs = append(reqs, q)
 		} else if !r.Warmup {
 			return fmt.Errorf("record %d: no TTFT or stages (error %+v)", all, r.Error)
@@ -534,8 +534,8 @@ func readCauseRecords(t *testing.T, path string, su causeSetup) []attribution.Re
 func TestTailServerQueueDepthFromRecords(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 18))
-	build := func(scraped bool) []attribution.Request {
-		var reqs []attribution.Request
+	build := func(scraped bool) []tail.Request {
+		var reqs []tail.Request
 		for i := range 400 {
 			slow := i%10 == 0
 			ttft := int64(4e6 + rng.IntN(1e6))
@@ -549,7 +549,7 @@ func TestTailServerQueueDepthFromRecords(t *testing.T) {
 			if scraped {
 				r.ServerWaiting = &waiting
 			}
-			q, ok := attribution.FromRecord(&r)
+			q, ok := tail.FromRecord(&r)
 			if !ok {
 				t.Fatalf("record %d not converted", i)
 			}
@@ -557,23 +557,23 @@ func TestTailServerQueueDepthFromRecords(t *testing.T) {
 		}
 		return reqs
 	}
-	o := attribution.DefaultOptions()
+	o := tail.DefaultOptions()
 	o.Tail = 90
-	res, err := attribution.Analyze(build(true), o)
+	res, err := tail.Analyze(build(true), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if apart := res.Apart(); len(apart) == 0 || apart[0].Name != attribution.AttrServerQueue || apart[0].Effect < 0.9 {
-		t.Errorf("first attribute %s; want %s\n%s", firstAttr(apart), attribution.AttrServerQueue, strings.Join(res.Findings, "\n"))
+	if apart := res.Apart(); len(apart) == 0 || apart[0].Name != tail.AttrServerQueue || apart[0].Effect < 0.9 {
+		t.Errorf("first attribute %s; want %s\n%s", firstAttr(apart), tail.AttrServerQueue, strings.Join(res.Findings, "\n"))
 	}
 	if text := strings.Join(res.Findings, "\n"); !strings.Contains(text, "server queue depth at start") {
 		t.Errorf("the findings do not say it in words:\n%s", text)
 	}
-	if res, err = attribution.Analyze(build(false), o); err != nil {
+	if res, err = tail.Analyze(build(false), o); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range res.Attributes {
-		if a.Name == attribution.AttrServerQueue {
+		if a.Name == tail.AttrServerQueue {
 			t.Errorf("without server_waiting the attribute is still there: %+v", a)
 		}
 	}

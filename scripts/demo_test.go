@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/stats"
 )
 
 // TestDemoDecides runs the README's main job as a user does — `xk6-llmstream
@@ -120,9 +120,9 @@ func buildAnalyze(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatalf("building analyze needs the go command on PATH: %v", err)
 	}
-	cmd := exec.Command(gobin, "build", "-o", bin, "../analyze")
+	cmd := exec.Command(gobin, "build", "-o", bin, "../cmd/analyze")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ../analyze: %v\n%s", err, b)
+		t.Fatalf("go build ../cmd/analyze: %v\n%s", err, b)
 	}
 	return bin
 }

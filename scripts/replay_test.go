@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/check"
-	"github.com/llmstream/xk6-llmstream/analyze/k6json"
-	"github.com/llmstream/xk6-llmstream/analyze/model"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
+	"github.com/llmstream/xk6-llmstream/check"
+	"github.com/llmstream/xk6-llmstream/k6json"
+	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/workload"
 )
 
 // The replay's stated send lag bounds: every request reaches the mock within

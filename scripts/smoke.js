@@ -19,13 +19,13 @@
 // the import at llmstream.js (a path, file:// or https:// URL).
 
 import { check } from 'k6';
-import { Client } from '../xk6-llmstream/llmstream.js';
+import { Client } from '../js/llmstream.js';
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: /** @type {import('../xk6-llmstream/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   keepText: true,
 });
 

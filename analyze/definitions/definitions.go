@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
 	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/stats"
 )
 
 // Tool is a set of definitions.

@@ -16,7 +16,7 @@ import (
 // 140 ms; 3 tokens; e2e 150 ms); request c failed.
 func readRun(t *testing.T) *Collector {
 	t.Helper()
-	f, err := os.Open("../testdata/definitions/run.records.jsonl")
+	f, err := os.Open("testdata/run.records.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/attribution"
-	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
+	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/shape"
+	"github.com/llmstream/xk6-llmstream/stats"
 )
 
 // Series is one group's ECDF curve with its marked percentiles (k6's).
@@ -38,7 +38,7 @@ func ECDF(d *model.Data, metric string, marks []float64, opts ...plot.Option) (*
 	for _, s := range d.Series(metric) {
 		v := s.Trend.Sorted()
 		series = append(series, Series(s.Group, v, marks))
-		sentences = append(sentences, tail.Diagnose(s.Label(), v, tail.Unit(d.Unit(metric))).Sentence)
+		sentences = append(sentences, shape.Diagnose(s.Label(), v, shape.Unit(d.Unit(metric))).Sentence)
 	}
 	f, err := plot.ECDF(series, opts...)
 	if err != nil {
@@ -50,21 +50,21 @@ func ECDF(d *model.Data, metric string, marks []float64, opts ...plot.Option) (*
 // driftPercents are the percentiles drawn per time window.
 var driftPercents = []struct {
 	name string
-	get  func(tail.Window) float64
+	get  func(shape.Window) float64
 }{
-	{"P50", func(w tail.Window) float64 { return w.P50 }},
-	{"P99", func(w tail.Window) float64 { return w.P99 }},
+	{"P50", func(w shape.Window) float64 { return w.P50 }},
+	{"P99", func(w shape.Window) float64 { return w.P99 }},
 }
 
 // Drift draws a metric's P50 and P99 per time window of width, one colour
 // per group, and returns each group's drift verdict and its windows (by group
-// key). A width tail.Windows rejects is a model.InputError.
-func Drift(d *model.Data, metric string, width time.Duration, opts ...plot.Option) (*plot.Figure, []string, map[string][]tail.Window, error) {
+// key). A width shape.Windows rejects is a model.InputError.
+func Drift(d *model.Data, metric string, width time.Duration, opts ...plot.Option) (*plot.Figure, []string, map[string][]shape.Window, error) {
 	var series []plot.DriftSeries
 	var sentences []string
-	windows := map[string][]tail.Window{}
+	windows := map[string][]shape.Window{}
 	for _, s := range d.Series(metric) {
-		ws, err := tail.Windows(s.Trend.Samples(), width)
+		ws, err := shape.Windows(s.Trend.Samples(), width)
 		if err != nil {
 			return nil, nil, nil, model.Errorf("--window: %v", err)
 		}
@@ -78,7 +78,7 @@ func Drift(d *model.Data, metric string, width time.Duration, opts ...plot.Optio
 			ds.Percentiles = append(ds.Percentiles, pc)
 		}
 		series = append(series, ds)
-		sentences = append(sentences, tail.Drift(s.Label(), s.Trend.Samples(), tail.Unit(d.Unit(metric))).Sentence)
+		sentences = append(sentences, shape.Drift(s.Label(), s.Trend.Samples(), shape.Unit(d.Unit(metric))).Sentence)
 	}
 	f, err := plot.Drift(series, opts...)
 	if err != nil {
@@ -150,7 +150,7 @@ const LongTailRatio = 10
 
 // TailStages draws the stage profile of a tail's attribution: the mean time
 // of each stage in the median requests and in the tail, one stacked bar each.
-func TailStages(res *attribution.Result, opts ...plot.Option) (*plot.Figure, error) {
+func TailStages(res *tail.Result, opts ...plot.Option) (*plot.Figure, error) {
 	p := res.Profile
 	pc := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	bars := []plot.StageBar{
@@ -158,7 +158,7 @@ func TailStages(res *attribution.Result, opts ...plot.Option) (*plot.Figure, err
 		{Label: fmt.Sprintf("tail requests (> p%s), n=%d", pc(res.Tail), p.Tail.Requests), Values: p.Tail.StageMeanMS},
 	}
 	opts = append([]plot.Option{plot.Title("Where the TTFT tail comes from: mean time per stage")}, opts...)
-	f, err := plot.Stages(attribution.StageNames[:], bars, opts...)
+	f, err := plot.Stages(tail.StageNames[:], bars, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("stage profile: %w", err)
 	}

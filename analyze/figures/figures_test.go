@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/attribution"
-	"github.com/llmstream/xk6-llmstream/analyze/internal/recordstest"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
+	"github.com/llmstream/xk6-llmstream/internal/recordstest"
 )
 
 func TestWindow(t *testing.T) {
@@ -38,15 +38,15 @@ func TestWindow(t *testing.T) {
 // with their sizes, and every stage is in the legend.
 func TestTailStages(t *testing.T) {
 	t.Parallel()
-	var reqs []attribution.Request
+	var reqs []tail.Request
 	for _, r := range recordstest.SlowInstance(2000) {
-		if q, ok := attribution.FromRecord(&r); ok {
+		if q, ok := tail.FromRecord(&r); ok {
 			reqs = append(reqs, q)
 		}
 	}
-	o := attribution.DefaultOptions()
+	o := tail.DefaultOptions()
 	o.Tail = 99.5
-	res, err := attribution.Analyze(reqs, o)
+	res, err := tail.Analyze(reqs, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestTailStages(t *testing.T) {
 		fmt.Sprintf(">tail requests (> p99.5), n=%d<", res.TailCount),
 		">Where the TTFT tail comes from: mean time per stage<",
 	}
-	for _, n := range attribution.StageNames {
+	for _, n := range tail.StageNames {
 		wants = append(wants, ">"+n+"<")
 	}
 	for _, want := range wants {

@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/compare"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/compare"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // Defaults of Evaluate.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/llmstream/xk6-llmstream/analyze/compare"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/compare"
+	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/stats"
 )
 
 // evalPercentile tests a percentile limit on every run of a series.

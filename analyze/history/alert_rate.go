@@ -3,7 +3,7 @@ package history
 import (
 	"fmt"
 
-	"github.com/llmstream/xk6-llmstream/analyze/compare"
+	"github.com/llmstream/xk6-llmstream/compare"
 )
 
 // evalRate tests a rate limit (llm_requests_failed:rate=+1pp) on every run of

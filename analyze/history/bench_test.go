@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // syntheticHistory is runs × series records with llm_ttft percentiles and

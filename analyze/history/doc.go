@@ -18,5 +18,5 @@
 //     Theil–Sen slope).
 //
 // Nothing here computes a percentile or its interval: they come from the
-// summary (analyze/stats). A Theil–Sen slope's median is stats.Percentile.
+// summary (stats). A Theil–Sen slope's median is stats.Percentile.
 package history

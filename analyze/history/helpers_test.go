@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/model"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // day0 is the start of the first simulated nightly run.

@@ -3,7 +3,7 @@ package history
 import (
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/analyze/compare"
+	"github.com/llmstream/xk6-llmstream/compare"
 )
 
 func parseLimitT(t *testing.T, ss ...string) []compare.Limit {

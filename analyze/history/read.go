@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/model"
 )
 
 // File is what Read read of a history file.

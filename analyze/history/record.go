@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // Schema and Version identify the record format. A record carries both; a

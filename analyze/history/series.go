@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/k6json"
-	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/k6json"
+	"github.com/llmstream/xk6-llmstream/model"
 )
 
 // Run is one run of a series: a record and its group.

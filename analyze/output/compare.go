@@ -8,10 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/llmstream/xk6-llmstream/analyze/compare"
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/model"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/compare"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // WriteCompare writes a comparison as text, Markdown or JSON.

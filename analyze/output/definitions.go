@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/definitions"
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // Extras are the summary's sections computed from records files beside the

@@ -1,8 +1,8 @@
 package output
 
 import (
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // healthTables writes the client health and the cache-hit share, when the

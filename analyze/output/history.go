@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/history"
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 )
 
 // rateColumns name the Rates shown beside a run's percentiles.

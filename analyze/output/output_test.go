@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 func TestNumber(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // Formats of a summary.

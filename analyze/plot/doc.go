@@ -6,7 +6,7 @@
 //
 // The package knows nothing of k6 or its JSON: callers pass sorted samples in
 // the unit they want on the axis (k6 Trend values are milliseconds) and the
-// percentile values to mark, computed with analyze/stats so that a plot and a
+// percentile values to mark, computed with stats so that a plot and a
 // table agree to the last digit.
 //
 // # Reducing millions of points

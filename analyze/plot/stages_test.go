@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/analyze/attribution"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
 )
 
 func testStageBars() []StageBar {
@@ -25,7 +25,7 @@ func testStageBars() []StageBar {
 // draws nothing wrong.
 func TestStagesSVG(t *testing.T) {
 	t.Parallel()
-	stages := attribution.StageNames[:]
+	stages := tail.StageNames[:]
 	bars := testStageBars()
 	f, err := Stages(stages, bars, Title("where the TTFT tail comes from"))
 	if err != nil {

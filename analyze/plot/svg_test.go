@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 )
 
 // svgPath is one <path> element of a gonum SVG: its points (in the canvas

@@ -3,9 +3,9 @@ package report
 import (
 	"fmt"
 
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/model"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // SummaryCost is the summary's cost, one line per group and one for the

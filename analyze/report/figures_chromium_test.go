@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/stats"
 )
 
 // figureKinds are the figures the screenshot test renders: an ECDF of

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/attribution"
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/analyze/model"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
-	"github.com/llmstream/xk6-llmstream/analyze/result"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/result"
 )
 
 // The page renders the results of package result, as the text, Markdown and
@@ -179,7 +179,7 @@ func SummaryThroughput(s *result.Summary) []string {
 // figure: the findings, the stage table (share of the excess, mean time in
 // the median and the tail requests, the TTFT last) and the attributes that
 // set the tail apart.
-func TailOf(res *attribution.Result, fig Figure) *Tail {
+func TailOf(res *tail.Result, fig Figure) *Tail {
 	p := res.Profile
 	t := &Tail{Heading: res.Heading(), Findings: res.Findings, Percentile: res.Tail, Confidence: res.Confidence,
 		BandLo: p.BandLo, BandHi: p.BandHi, MedianN: p.Median.Requests, TailN: p.Tail.Requests, Figure: &fig}

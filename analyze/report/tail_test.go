@@ -11,20 +11,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/analyze/attribution"
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
-	"github.com/llmstream/xk6-llmstream/analyze/internal/recordstest"
+	"github.com/llmstream/xk6-llmstream/analyze/tail"
+	"github.com/llmstream/xk6-llmstream/internal/recordstest"
 )
 
-func testTail(t *testing.T) (*attribution.Result, *Tail) {
+func testTail(t *testing.T) (*tail.Result, *Tail) {
 	t.Helper()
-	var reqs []attribution.Request
+	var reqs []tail.Request
 	for _, r := range recordstest.SlowInstance(4000) {
-		if q, ok := attribution.FromRecord(&r); ok {
+		if q, ok := tail.FromRecord(&r); ok {
 			reqs = append(reqs, q)
 		}
 	}
-	res, err := attribution.Analyze(reqs, attribution.DefaultOptions())
+	res, err := tail.Analyze(reqs, tail.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,9 +40,9 @@ func testTail(t *testing.T) (*attribution.Result, *Tail) {
 // attributes that set the tail apart, the figure inline and as a PNG.
 func TestTailSection(t *testing.T) {
 	t.Parallel()
-	res, tail := testTail(t)
+	res, section := testTail(t)
 	r := testReport(t)
-	r.Tail = tail
+	r.Tail = section
 	dir := t.TempDir()
 	if err := Write(dir, r); err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestTailSection(t *testing.T) {
 	sec := page[strings.Index(page, `<section id="ttft-tail">`):]
 	sec = sec[:strings.Index(sec, "</section>")]
 	wants := []string{"<h2>Where the TTFT tail comes from</h2>", res.Heading(), `<a href="#ttft-tail">`,
-		"<tr><td>wait</td><td class=\"num\">" + shareText(res.Stages[attribution.Wait].Share),
+		"<tr><td>wait</td><td class=\"num\">" + shareText(res.Stages[tail.Wait].Share),
 		"<tr><td><strong>TTFT</strong></td><td class=\"num\">100.0%</td>",
 		"<tr><td>instance_id</td><td class=\"num\">+1.00", "3: 100% vs 24%",
 		"TTFT between p45 and p55 (" + strconv.Itoa(res.Profile.Median.Requests) + ")",
@@ -71,8 +71,8 @@ func TestTailSection(t *testing.T) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
-	if n := strings.Count(sec, "<tr><td>"); n != attribution.NumStages+1+len(res.Apart()) {
-		t.Errorf("%d table rows in the section, want %d stages, the TTFT and %d attributes", n, attribution.NumStages, len(res.Apart()))
+	if n := strings.Count(sec, "<tr><td>"); n != tail.NumStages+1+len(res.Apart()) {
+		t.Errorf("%d table rows in the section, want %d stages, the TTFT and %d attributes", n, tail.NumStages, len(res.Apart()))
 	}
 	png1, err := os.ReadFile(filepath.Join(dir, figures.TailStagesFile))
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 
-	"github.com/llmstream/xk6-llmstream/analyze/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 )
 
 // IndexFile is the name of the page in the report's folder.

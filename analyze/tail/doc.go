@@ -1,41 +1,34 @@
-// Package tail diagnoses the tail of a latency distribution in words: how long
-// it is (P99/P50 and P99.9/P99 against thresholds), what shape the ECDF has
-// between P90 and the top (a cliff, two modes, a long gradual rise, or a tight
-// distribution), and whether the run drifts (percentiles per time window, and
-// the last third of the run against the first).
+// Package attribution says where the tail of TTFT comes from, from the
+// helper's per-request records (package records): for the requests above a
+// percentile of TTFT (P99 by default) it splits their excess over the other
+// requests into the stages of TTFT (records.Stages: connect, send, wait,
+// first event, first token), and ranks the request attributes that set them
+// apart (input and output length, cache-hit share, concurrent streams at
+// start, model, instance_id, scenario, time in the test) by effect size with
+// an interval, each finding in one plain sentence.
 //
-// Percentiles are k6's (analyze/stats), so the numbers in a sentence are the
-// ones in the tables and the plots.
+// Stage shares: the stages of a request sum to its TTFT exactly, so the
+// difference of the mean TTFT of the tail and of the body (the requests at
+// or below the percentile) is exactly the sum of the differences of the
+// stages' means; each stage's share of that excess is its difference over
+// the total, and the shares sum to 100%. The medians of each stage in the
+// tail and the body are reported beside them. Each share's interval is a
+// bootstrap: the tail's requests are resampled (the body's means, of many
+// more requests, are drawn from their normal approximation).
 //
-// # Rules
+// Attributes: a numeric attribute's effect is Cliff's δ = P(tail > body) −
+// P(tail < body) ∈ [−1, 1], a categorical one's the concentration of its
+// value most over-represented in the tail: (tail share − body share) / (1 −
+// body share) ∈ [0, 1], with Newcombe's interval of the difference (package
+// compare) scaled alike. Both are the share of the largest separation
+// possible, so they rank on one scale. δ's interval
+// is a bootstrap of the tail against a fixed body sample. An attribute sets
+// the tail apart when its interval excludes zero and |effect| ≥
+// Options.MinEffect. Percentiles are package stats' (k6's definition).
 //
-// Long tail: P99/P50 above [DefaultLongTailRatio] (3×) or P99.9/P99 above
-// [DefaultExtremeRatio] (1.5×). P99 is judged from 200 samples, P99.9 from
-// 2,000 (two samples above the percentile, as analyze's tables warn).
-//
-// Cliff: at or above P90, a range of values no wider than [DefaultWallWidth]
-// (1%) of its lower end holds at least [DefaultWallShare] (1%) of all samples
-// (and at least 10), and at least [DefaultWallContrast] (half) of the samples
-// within ten such widths below and above it. The ECDF rises almost vertically
-// there: values pile up at a limit (a timeout, a rate limit, a queue bound, a
-// retry delay), the way capped values do. A smooth density puts about 1/21 of
-// that neighbourhood in the range, far below half.
-//
-// Two modes: the quantile function from P1 to P99 is cut into steps of equal
-// probability (at most 196, at least 20 samples each; needs 400 samples); a
-// step whose value span is at least [DefaultGapFactor] (4) times the median
-// span of the steps on either side (8 on each, about 4% of the samples) and at
-// least a tenth of the P1–P99 range is a gap: a valley of density with denser
-// values on both sides. The valley extends over the neighbouring steps that
-// are as sparse. A long tail never qualifies, as its steps keep widening to
-// the right.
-//
-// Otherwise a long tail rises gradually between P90 and P99 (queueing, jitter,
-// GC pauses), and a short one is tight. Samples with fewer than 50 distinct
-// values (quantised) are not given a shape.
-//
-// Drift: the samples of the first and the last third of the run's time span
-// are compared with analyze/compare (bootstrap intervals); a percentile drifts
-// when it moved by at least [DefaultDriftChange] (20%) and its interval
-// excludes no change.
+// Profile: the mean of each stage over the median requests (TTFT between
+// p(MedianBandLo) and p(MedianBandHi), 45 and 55) and over the tail; as the
+// stages sum to TTFT, a group's stage means sum to its mean TTFT, so a
+// stacked bar of them is exactly as long as that mean. Read reads the
+// records files.
 package tail

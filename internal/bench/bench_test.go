@@ -21,9 +21,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/runner"
 )
 
 // The mock's schedule for the side-by-side runs and for the slow streams.

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/records"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
+	"github.com/llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/stream"
 )
 
 // recorder is the helper's engine with every record kept for the benchmark
@@ -77,7 +77,7 @@ func newK6Path(b *testing.B, mockURL string, mode string, nice int, named bool) 
 	}
 	// LLMSTREAM_BENCH_MODULE runs another llmstream.js (e.g. an earlier
 	// release's, to compare its cost) against this helper.
-	module, err := filepath.Abs(cmp.Or(os.Getenv("LLMSTREAM_BENCH_MODULE"), filepath.Join("..", "..", "xk6-llmstream", "llmstream.js")))
+	module, err := filepath.Abs(cmp.Or(os.Getenv("LLMSTREAM_BENCH_MODULE"), filepath.Join("..", "..", "js", "llmstream.js")))
 	if err != nil {
 		b.Fatal(err)
 	}

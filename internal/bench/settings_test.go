@@ -1,7 +1,7 @@
 package bench
 
 import (
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/runner"
 	"slices"
 	"strings"
 	"testing"

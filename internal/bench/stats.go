@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/stats"
+	"github.com/llmstream/xk6-llmstream/stats"
 )
 
 // MinNForP999 is the smallest number of values for which a Summary reports

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/check"
-	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/check"
+	"github.com/llmstream/xk6-llmstream/k6json"
 )
 
 // ThresholdResult is the evaluation of one threshold expression.

@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/definitions"
-	"github.com/llmstream/xk6-llmstream/analyze/k6json"
+	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
+	"github.com/llmstream/xk6-llmstream/k6json"
 	"github.com/llmstream/xk6-llmstream/metrics"
+	"github.com/llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/records"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
 // TestTokenAuditOverReportingMock: a mock that over-reports usage by 10 % is

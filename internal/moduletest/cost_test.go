@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/mockllm"
 )
 
 // costScript sends one long prompt three times (the mock's prefix cache serves

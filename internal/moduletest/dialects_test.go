@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/mockllm"
 )
 
 // The newer dialects (issue 12): openai-responses, gemini, cohere, ollama.

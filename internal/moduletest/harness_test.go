@@ -17,15 +17,15 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/records"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 )
 
 // modulePath is the absolute path of llmstream.js.
 var modulePath = func() string {
-	p, err := filepath.Abs("../../xk6-llmstream/llmstream.js")
+	p, err := filepath.Abs("../../js/llmstream.js")
 	if err != nil {
 		panic(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/mockllm"
 )
 
 // fidelityScript uses asyncChat, warmup, slo, ITL thinning, Client and call

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/analyze/model"
+	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/model"
 )
 
 // recordsScript runs two Clients (sync and async, one with tokens in usage

@@ -48,7 +48,7 @@ func TestFromBuildInfo(t *testing.T) {
 
 // TestVersionMatchesModule: the binaries and llmstream.js carry one version.
 func TestVersionMatchesModule(t *testing.T) {
-	src, err := os.ReadFile("../../xk6-llmstream/llmstream.js")
+	src, err := os.ReadFile("../../js/llmstream.js")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,178 @@
+package calibrate
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/runner"
+)
+
+// Config is a calibration run.
+type Config struct {
+	// Args are the script and the "k6 run" flags after it, as for run.
+	Args []string
+	// The target's shape: the mock's TTFT (prefill), ITL and output tokens.
+	TTFT, ITL    time.Duration
+	OutputTokens int
+	// Env is k6's environment (nil: the process's); LLM_BASE_URL is set to
+	// the mock whatever it says.
+	Env            []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer // k6's and the runner's output
+	Signals        <-chan os.Signal
+	K6Nice         int
+	// Dir keeps the records and the mock's log (a temporary folder when "",
+	// removed after the run).
+	Dir    string
+	Limits Limits
+}
+
+// Result is a calibration's report and k6's exit code.
+type Result struct {
+	*Report
+	K6Exit int `json:"k6_exit"`
+}
+
+// MockConfig is the mock shaped like the target: a fixed prefill, ITL and
+// output length, no jitter, no faults, unlimited slots (the mock must not be
+// what limits the run).
+func MockConfig(ttft, itl time.Duration, tokens int) mockllm.Config {
+	cfg := mockllm.DefaultConfig()
+	cfg.Default = mockllm.ModelConfig{
+		Prefill:      mockllm.Prefill{Base: ttft},
+		ITL:          mockllm.ITL{Base: itl},
+		OutputTokens: mockllm.FixedCount(tokens),
+	}
+	return cfg
+}
+
+// Run runs the calibration.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.TTFT < 0 || cfg.ITL <= 0 || cfg.OutputTokens < 1 {
+		return nil, fmt.Errorf("calibrate: want --ttft ≥ 0, --itl > 0 and --output-tokens ≥ 1, got %v, %v, %d", cfg.TTFT, cfg.ITL, cfg.OutputTokens)
+	}
+	dir := cfg.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "xk6-llmstream-calibrate-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	logPath := filepath.Join(dir, "mock-log.jsonl")
+	recPath := filepath.Join(dir, "calibrate.records.jsonl")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	bw := bufio.NewWriterSize(logFile, 1<<20)
+	mcfg := MockConfig(cfg.TTFT, cfg.ITL, cfg.OutputTokens)
+	mcfg.Log = bw
+	mock, err := mockllm.New(mcfg)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		mock.Close()
+		return nil, fmt.Errorf("calibrate: mock: listen on 127.0.0.1: %w", err)
+	}
+	srv := &http.Server{Handler: mock, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	mockURL := "http://" + ln.Addr().String()
+
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(append([]string(nil), env...), runner.BaseURLEnv+"="+mockURL)
+
+	before, cpuErr := readCPU()
+	code, runErr := runner.Run(ctx, runner.Config{
+		Args: cfg.Args, Env: env, Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
+		Signals: cfg.Signals, Records: recPath, K6Nice: cfg.K6Nice,
+	})
+	after, cpuErr2 := readCPU()
+	closeErr := mock.Close() // flushes the request log
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = srv.Shutdown(sctx)
+	cancel()
+	if runErr != nil {
+		return nil, runErr
+	}
+	if err := errors.Join(closeErr, bw.Flush()); err != nil {
+		return nil, fmt.Errorf("calibrate: the mock's log: %w", err)
+	}
+
+	recs, err := readRecords(recPath)
+	if err != nil {
+		return nil, err
+	}
+	logs, err := readLog(logPath)
+	if err != nil {
+		return nil, err
+	}
+	var headroom *float64
+	if cpuErr == nil && cpuErr2 == nil {
+		headroom = after.idleSince(before)
+	}
+	lim := cfg.Limits
+	if lim == (Limits{}) {
+		lim = DefaultLimits
+	}
+	return &Result{Report: Analyze(recs, logs, headroom, runtime.NumCPU(), cfg.ITL, lim), K6Exit: code}, nil
+}
+
+func readRecords(path string) ([]records.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []records.Record
+	if _, err := records.ScanWith(f, records.ScanOptions{}, func(r *records.Record) error {
+		out = append(out, *r)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("calibrate: the helper's records %s: %w", path, err)
+	}
+	return out, nil
+}
+
+func readLog(path string) ([]mockllm.RequestLog, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []mockllm.RequestLog
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		var l mockllm.RequestLog
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("calibrate: the mock's log %s: line %d: %w", path, line, err)
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("calibrate: the mock's log %s: line %d: %w", path, line+1, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/llmstream/xk6-llmstream/analyze/figures"
+	"github.com/llmstream/xk6-llmstream/analyze/plot"
+	"github.com/llmstream/xk6-llmstream/k6json"
+	"github.com/llmstream/xk6-llmstream/model"
+)
+
+const plotExamples = `  analyze plot results.json -o ttft.png --metric llm_ttft
+  analyze plot results.json -o ecdf.svg --by model --log --band
+  analyze plot run-c1.json run-c4.json run-c8.json --by file --labels c=1,c=4,c=8 -o concurrency.png
+  analyze plot results.json -o drift.png --metric llm_ttft --drift --window 10s
+With several metrics, one file per metric: -o ecdf.png writes ecdf-llm_ttft.png, ecdf-llm_tpot.png, ...
+The tail diagnosis (or, with --drift, the drift verdict) of each group goes to stdout.
+`
+
+func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("plot", "plot [flags] FILE... -o OUT.png|OUT.svg", plotExamples, stderr)
+	var (
+		in    inputFlags
+		fig   figureFlags
+		out   string
+		drift bool
+		title string
+	)
+	in.register(fs)
+	fig.register(fs)
+	fs.StringVar(&out, "o", "", "write the figure to this `file`: .png or .svg (required)")
+	fs.BoolVar(&drift, "drift", false, "draw P50 and P99 per time window (--window) over the run instead of the ECDF")
+	fs.StringVar(&title, "title", "", "the figure's title (default: the metric and the kind of figure)")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("-o is required: the .png or .svg file to write")
+	}
+	if _, err := plot.FormatOf(out); err != nil {
+		return usagef("-o: %v", err)
+	}
+	if fig.window.set && !drift {
+		return usagef("--window applies to the drift view: add --drift")
+	}
+	fc, err := fig.config()
+	if err != nil {
+		return err
+	}
+	r, err := in.open(paths, stdin, stderr, nil)
+	if err != nil {
+		return err
+	}
+	d, err := model.Collect(r, model.CollectOptions{Timed: true, Types: []k6json.Type{k6json.Trend}})
+	if err != nil {
+		return err
+	}
+	metrics := d.MetricsOfType(k6json.Trend)
+	if len(metrics) == 0 {
+		return usagef("no Trend samples selected to plot (metrics in the inputs: %s)", strings.Join(r.MetricNames(), ", "))
+	}
+	for _, m := range metrics {
+		path := out
+		if len(metrics) > 1 {
+			ext := filepath.Ext(out)
+			path = strings.TrimSuffix(out, ext) + "-" + m + ext
+		}
+		opts := []plot.Option{plot.Metric(m), fc.size, plot.DPI(figureDPI), plot.Unit(d.Unit(m))}
+		if title != "" {
+			opts = append(opts, plot.Title(title))
+		}
+		var f *plot.Figure
+		var sentences []string
+		if drift {
+			f, sentences, _, err = figures.Drift(d, m, fc.windowFor(d.Span()), opts...)
+		} else {
+			f, sentences, err = figures.ECDF(d, m, fc.marks, fc.ecdfOptions(opts)...)
+		}
+		if err != nil {
+			return err
+		}
+		if err := f.Save(path); err != nil {
+			return err
+		}
+		for _, n := range f.Notes {
+			fmt.Fprintf(stderr, "analyze plot: note: %s: %s\n", m, n)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+		for _, s := range sentences {
+			fmt.Fprintln(stdout, s)
+		}
+	}
+	return nil
+}

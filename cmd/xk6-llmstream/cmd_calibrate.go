@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/calibrate"
+	"github.com/llmstream/xk6-llmstream/runner"
+)
+
+const calibrateUsage = `usage: xk6-llmstream calibrate [flags] script.js [k6 run flags...]
+
+Measures the client's own error on this machine at the load your script
+declares: runs the script (helper and stock k6, as run does) against the mock
+LLM shaped like your target (--ttft, --itl, --output-tokens), then compares
+what the helper measured with the mock's ground truth (the write time of every
+event). Prints the TTFT error, the mid-stream delivery lag, the ITL error, the
+share of zero gaps, the CPU headroom and one verdict: how many milliseconds
+numbers from this machine can be trusted to at this load, or that this machine
+is the bottleneck. Run it before a capacity test and on every new
+load-generator machine (docs/calibrate.md). LLM_BASE_URL is ignored: the
+script runs against the mock.
+
+Exits 0 when the machine is good at this load, 1 when it is the bottleneck,
+2 for bad usage.
+
+Examples:
+  xk6-llmstream calibrate --ttft 300ms --itl 25ms --output-tokens 200 scripts/ramping-vus.js
+  xk6-llmstream calibrate --format json scripts/ramping-vus.js -e LLM_MAX_VUS=50
+
+Flags (before the script):
+`
+
+// runCalibrate is the calibrate command.
+func runCalibrate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	return calibrateCmd(context.Background(), args, stdin, stdout, stderr, signals, nil)
+}
+
+func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal, env []string) error {
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, calibrateUsage)
+		fs.PrintDefaults()
+	}
+	ttft := fs.Duration("ttft", 200*time.Millisecond, "the target's time to first token (the mock's prefill)")
+	itl := fs.Duration("itl", 20*time.Millisecond, "the target's inter-token latency")
+	tokens := fs.Int("output-tokens", 128, "the target's answer length in tokens (a request's max_tokens caps it)")
+	format := fs.String("format", "text", "report format: text or json")
+	k6Nice := fs.Int("k6-nice", runner.DefaultK6Nice, "run k6 this many steps of CPU priority below the helper (0-19)")
+	keep := fs.String("keep", "", "keep the records and the mock's log in this `folder` (default: a temporary one, removed)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	rest := fs.Args()
+	switch {
+	case len(rest) == 0:
+		return usagef("missing the k6 script: xk6-llmstream calibrate [flags] script.js [k6 run flags...]")
+	case *format != "text" && *format != "json":
+		return usagef("--format %q: want text or json", *format)
+	case *ttft < 0 || *itl <= 0 || *tokens < 1:
+		return usagef("want --ttft ≥ 0, --itl > 0 and --output-tokens ≥ 1, got %v, %v, %d", *ttft, *itl, *tokens)
+	}
+	if err := runner.CheckK6Nice(*k6Nice); err != nil {
+		return usagef("--k6-nice %d: want a whole number from 0 to %d", *k6Nice, runner.MaxK6Nice)
+	}
+	if *keep != "" {
+		if err := os.MkdirAll(*keep, 0o755); err != nil {
+			return err
+		}
+	}
+	res, err := calibrate.Run(ctx, calibrate.Config{
+		Args: rest, TTFT: *ttft, ITL: *itl, OutputTokens: *tokens,
+		Env: env, Stdin: stdin, Stdout: stderr, Stderr: stderr, Signals: signals, K6Nice: *k6Nice, Dir: *keep,
+	})
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		err = calibrate.WriteJSON(stdout, res)
+	} else {
+		err = calibrate.WriteText(stdout, res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Bottleneck || res.Matched == 0 {
+		return exitCodeError{1}
+	}
+	return nil
+}
