@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,7 +19,33 @@ import (
 	"github.com/llmstream/xk6-llmstream/runner"
 )
 
-var initNames = []string{"llmstream.js", "llmstream.d.ts", "script.js", "script.ts"}
+// moduleFolder maps each file init must write (its slash path in DIR) to its
+// source under js/: the entry, every file under js/lib, the typings and the
+// starters. It is read from the repository, not from init, so a file added to
+// js/lib that init does not write fails the test.
+func moduleFolder(t *testing.T) map[string]string {
+	t.Helper()
+	want := map[string]string{
+		"llmstream.js": "llmstream.js", "llmstream.d.ts": "llmstream.d.ts",
+		"script.js": "starter/script.js", "script.ts": "starter/script.ts",
+	}
+	root := filepath.Join("..", "..", "js")
+	err := filepath.WalkDir(filepath.Join(root, "lib"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		want[filepath.ToSlash(rel)] = filepath.ToSlash(rel)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 10 {
+		t.Fatalf("js/ holds only %v: want the entry, lib/, the typings and the starters", want)
+	}
+	return want
+}
 
 // initInto runs `init` into a new folder and returns it.
 func initInto(t *testing.T, extra ...string) string {
@@ -33,16 +60,14 @@ func initInto(t *testing.T, extra ...string) string {
 
 func TestInitWritesModuleAndStarters(t *testing.T) {
 	dir := initInto(t)
-	// The written module is the one in js/, byte for byte.
-	for name, src := range map[string]string{
-		"llmstream.js": "llmstream.js", "llmstream.d.ts": "llmstream.d.ts",
-		"script.js": "starter/script.js", "script.ts": "starter/script.ts",
-	} {
-		got, err := os.ReadFile(filepath.Join(dir, name))
+	folder := moduleFolder(t)
+	// The written module is the one in js/ (entry and lib/), byte for byte.
+	for name, src := range folder {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := os.ReadFile(filepath.Join("..", "..", "js", src))
+		want, err := os.ReadFile(filepath.Join("..", "..", "js", filepath.FromSlash(src)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +91,7 @@ func TestInitWritesModuleAndStarters(t *testing.T) {
 	if code := realMain([]string{"init", dir}, nil, &stdout, &stderr); code != exitUsage {
 		t.Fatalf("init over existing files: exit %d, want %d", code, exitUsage)
 	}
-	for _, n := range initNames {
+	for n := range folder {
 		if !strings.Contains(stderr.String(), n) {
 			t.Errorf("refusal does not name %s: %s", n, stderr.String())
 		}
@@ -86,7 +111,7 @@ func TestInitWritesModuleAndStarters(t *testing.T) {
 	if got, _ := os.ReadFile(mine); string(got) == "// my own script\n" {
 		t.Errorf("init --force left script.js as it was")
 	}
-	if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != len(initNames) {
+	if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != len(folder) {
 		t.Errorf("init --force printed %q, want one path per file", stdout.String())
 	}
 	if code := realMain([]string{"init", "a", "b"}, nil, &stdout, &stderr); code != exitUsage {
