@@ -120,7 +120,9 @@ func TestInitWritesModuleAndStarters(t *testing.T) {
 }
 
 // TestInitStarterUnderK6Sim runs the written script.js from its own folder under
-// the k6 stand-in, against the real helper and mock.
+// the k6 stand-in, against the real helper and mock, in each dialect its
+// LLM_API comment names (the starter sends a prompt string, which the Client
+// turns into the dialect's body).
 func TestInitStarterUnderK6Sim(t *testing.T) {
 	dir := initInto(t)
 	m, err := mockllm.New(mockllm.Config{Seed: 1, Default: mockllm.ModelConfig{
@@ -147,12 +149,23 @@ func TestInitStarterUnderK6Sim(t *testing.T) {
 			t.Errorf("mock close: %v", err)
 		}
 	})
+	for _, api := range []string{"openai-chat", "openai-completions", "anthropic-messages"} {
+		t.Run(api, func(t *testing.T) {
+			checkStarterRun(t, filepath.Join(dir, "script.js"), map[string]string{
+				"LLMSTREAM_HELPER": hs.URL(), "LLM_BASE_URL": ts.URL, "LLM_API_KEY": testKey, "LLM_API": api,
+			})
+		})
+	}
+}
+
+// checkStarterRun runs the starter under k6sim: 6 requests from 2 VUs, none failed.
+func checkStarterRun(t *testing.T, script string, env map[string]string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := k6sim.Run(ctx, k6sim.Config{
-		Script: filepath.Join(dir, "script.js"),
-		Env:    map[string]string{"LLMSTREAM_HELPER": hs.URL(), "LLM_BASE_URL": ts.URL, "LLM_API_KEY": testKey},
-		VUs:    2, Iterations: 6, Sleep: func(time.Duration) {},
+		Script: script, Env: env,
+		VUs: 2, Iterations: 6, Sleep: func(time.Duration) {},
 	})
 	if err != nil {
 		t.Fatal(err)
