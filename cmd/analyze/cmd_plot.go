@@ -1,8 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -18,6 +20,8 @@ const plotExamples = `  analyze plot results.json -o ttft.png --metric llm_ttft
   analyze plot results.json -o drift.png --metric llm_ttft --drift --window 10s
 With several metrics, one file per metric: -o ecdf.png writes ecdf-llm_ttft.png, ecdf-llm_tpot.png, ...
 The tail diagnosis (or, with --drift, the drift verdict) of each group goes to stdout.
+A capacity sweep's result (xk6-llmstream sweep's sweep.json) draws its capacity figures into a directory:
+  analyze plot sweep-20250101-120000/sweep.json -o sweep-20250101-120000
 `
 
 func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -31,11 +35,14 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	)
 	in.register(fs)
 	fig.register(fs)
-	fs.StringVar(&out, "o", "", "write the figure to this `file`: .png or .svg (required)")
+	fs.StringVar(&out, "o", "", "write the figure to this `file`: .png or .svg (required; for a sweep result, the directory)")
 	fs.BoolVar(&drift, "drift", false, "draw P50 and P99 per time window (--window) over the run instead of the ECDF")
 	fs.StringVar(&title, "title", "", "the figure's title (default: the metric and the kind of figure)")
 	paths, err := parseArgs(fs, args)
 	if err != nil {
+		return err
+	}
+	if done, err := plotSweep(fs, paths, out, stdout); done || err != nil {
 		return err
 	}
 	if out == "" {
@@ -95,4 +102,48 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// plotSweep draws a capacity sweep's figures when the input is its result
+// (done is true then): -o is their directory, and no other flag applies.
+func plotSweep(fs *flag.FlagSet, paths []string, dir string, stdout io.Writer) (done bool, err error) {
+	for _, p := range paths {
+		s, ok, err := figures.ReadSweep(p)
+		if !ok {
+			continue // k6 output; the reader reports a file it cannot open
+		}
+		if err != nil {
+			return true, model.Errorf("%v", err)
+		}
+		if len(paths) > 1 {
+			return true, usagef("%s is a sweep result: plot it alone (other inputs: %d)", p, len(paths)-1)
+		}
+		var other []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "o" {
+				other = append(other, "--"+f.Name)
+			}
+		})
+		if len(other) > 0 {
+			return true, usagef("%s is a sweep result: %s apply to k6 output, not to its capacity figures", p, strings.Join(other, ", "))
+		}
+		if dir == "" {
+			return true, usagef("-o is required: the directory to draw %s's capacity figures into", p)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return true, err
+		}
+		files, err := figures.WriteCapacity(s, dir)
+		if err != nil {
+			return true, err
+		}
+		if len(files) == 0 {
+			return true, model.Errorf("%s: no level has a value to draw", p)
+		}
+		for _, f := range files {
+			fmt.Fprintf(stdout, "wrote %s\n", f)
+		}
+		return true, nil
+	}
+	return false, nil
 }
