@@ -197,7 +197,7 @@ func writeHistoryFigures(stdout io.Writer, hf historyFlags, series []*history.Se
 		}
 	}
 	for _, m := range metrics {
-		fig, err := history.Figure(series, m, percents, vs, size, plot.DPI(figureDPI))
+		fig, err := figures.HistoryTrend(series, m, percents, vs, size, plot.DPI(figureDPI))
 		if err != nil {
 			return usagef("%s: %v", m, err)
 		}
