@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
@@ -70,38 +69,7 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(metrics) == 0 {
 		return usagef("no Trend samples selected to plot (metrics in the inputs: %s)", strings.Join(r.MetricNames(), ", "))
 	}
-	for _, m := range metrics {
-		path := out
-		if len(metrics) > 1 {
-			ext := filepath.Ext(out)
-			path = strings.TrimSuffix(out, ext) + "-" + m + ext
-		}
-		opts := []plot.Option{plot.Metric(m), fc.size, plot.DPI(figureDPI), plot.Unit(d.Unit(m))}
-		if title != "" {
-			opts = append(opts, plot.Title(title))
-		}
-		var f *plot.Figure
-		var sentences []string
-		if drift {
-			f, sentences, _, err = figures.Drift(d, m, fc.windowFor(d.Span()), opts...)
-		} else {
-			f, sentences, err = figures.ECDF(d, m, fc.marks, fc.ecdfOptions(opts)...)
-		}
-		if err != nil {
-			return err
-		}
-		if err := f.Save(path); err != nil {
-			return err
-		}
-		for _, n := range f.Notes {
-			fmt.Fprintf(stderr, "analyze plot: note: %s: %s\n", m, n)
-		}
-		fmt.Fprintf(stdout, "wrote %s\n", path)
-		for _, s := range sentences {
-			fmt.Fprintln(stdout, s)
-		}
-	}
-	return nil
+	return figures.Plot(d, metrics, fc, figures.PlotOptions{Out: out, Drift: drift, Title: title}, stdout, stderr)
 }
 
 // plotSweep draws a capacity sweep's figures when the input is its result

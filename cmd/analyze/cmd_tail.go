@@ -58,7 +58,7 @@ func runTail(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 // saveTailPlot draws the stage profile into path (--plot).
 func saveTailPlot(res *tail.Result, path string, stderr io.Writer) error {
-	f, err := figures.TailStages(res, plot.DPI(figureDPI))
+	f, err := figures.TailStages(res, plot.DPI(figures.DPI))
 	if err != nil {
 		return err
 	}
