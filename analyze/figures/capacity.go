@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/model"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -241,4 +244,24 @@ func capacityPctNames() []string {
 // capacityName is a latency metric's family as the figures name it.
 func capacityName(metric string) string {
 	return map[string]string{metrics.TTFT: "TTFT", metrics.TPOT: "TPOT"}[metric]
+}
+
+// DrawSweep draws a sweep result read from path into dir (made if needed)
+// and writes each file's name to w; a result with no value to draw is an
+// input error.
+func DrawSweep(s *Sweep, path, dir string, w io.Writer) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files, err := WriteCapacity(s, dir)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return model.Errorf("%s: no level has a value to draw", path)
+	}
+	for _, f := range files {
+		fmt.Fprintf(w, "wrote %s\n", f)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"path/filepath"
 	"strings"
@@ -28,8 +29,8 @@ earlier runs: no baseline) without --allow-inconclusive.
 
 type historyFlags struct {
 	plotOut, reportTo string
-	metrics, pcts     listFlag
-	limits            repeatFlag
+	metrics, pcts     cli.List
+	limits            cli.Repeat
 	window            int
 	level             float64
 	failOn            string
@@ -39,12 +40,12 @@ type historyFlags struct {
 }
 
 func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("history", "history [flags] FILE", historyExamples, stderr)
+	fs := cli.NewFlagSet("history", "history [flags] FILE", historyExamples, stderr)
 	var (
-		out outputFlags
+		out cli.Output
 		hf  historyFlags
 	)
-	out.register(fs, output.Text, output.Markdown, output.JSON)
+	out.Register(fs, output.Text, output.Markdown, output.JSON)
 	fs.Lookup("o").Usage = "write the trend figure to this `file`: .png or .svg (one per metric: OUT-llm_ttft.png); the table goes to stdout"
 	fs.Var(&hf.metrics, "metric", "Trend `metric` to show and test (repeatable or comma-separated; default every one recorded)")
 	fs.Var(&hf.pcts, "percentiles", "`percentiles` to tabulate and draw (default 50,90,99)")
@@ -56,24 +57,24 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.BoolVar(&hf.lenient, "lenient", false, "skip bad lines in the history file instead of failing")
 	fs.StringVar(&hf.reportTo, "report", "", "also write an HTML report with the trend into this `directory`")
 	fs.StringVar(&hf.fig.size, "size", "1080x660", "figure size `WxH` in pixels")
-	paths, err := parseArgs(fs, args)
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(paths) != 1 {
 		return usagef("want one history file (JSONL written by analyze summary --history), got %d", len(paths))
 	}
-	if out.format != output.Text && out.format != output.Markdown && out.format != output.JSON {
-		return usagef("unknown --format %q (want text, markdown, json)", out.format)
+	if out.Format != output.Text && out.Format != output.Markdown && out.Format != output.JSON {
+		return usagef("unknown --format %q (want text, markdown, json)", out.Format)
 	}
-	hf.plotOut = out.out
+	hf.plotOut = out.Out
 	o, percents, err := hf.options()
 	if err != nil {
 		return err
 	}
 	size, err := figures.ParseSize("--size", hf.fig.size)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	f, err := history.ReadFile(paths[0], history.ReadOptions{Lenient: hf.lenient})
 	if err != nil {
@@ -91,7 +92,7 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	series := history.SeriesOf(f)
 	verdicts := history.Evaluate(series, o.Options)
 	rep := history.NewReport(f, series, verdicts, o)
-	if err := output.WriteHistory(stdout, out.format, rep); err != nil {
+	if err := output.WriteHistory(stdout, out.Format, rep); err != nil {
 		return err
 	}
 	if err := writeHistoryFigures(stdout, hf, series, verdicts, rep, percents, size); err != nil {
@@ -125,12 +126,12 @@ func (hf *historyFlags) options() (history.ReportOptions, []float64, error) {
 	}
 	pcts, err := figures.ParsePercents("--percentiles", hf.pcts)
 	if err != nil {
-		return ro, nil, usageError{err}
+		return ro, nil, usageError{Err: err}
 	}
 	ro.Percents = pcts
 	limits, err := history.ParseLimits("--max-regression", hf.limits)
 	if err != nil {
-		return ro, nil, usageError{err}
+		return ro, nil, usageError{Err: err}
 	}
 	ro.Options = history.Options{Window: hf.window, Limits: limits, Level: hf.level}
 	return ro, ro.Percents, nil

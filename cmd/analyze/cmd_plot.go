@@ -2,9 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
@@ -24,20 +23,20 @@ A capacity sweep's result (xk6-llmstream sweep's sweep.json) draws its capacity 
 `
 
 func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plot", "plot [flags] FILE... -o OUT.png|OUT.svg", plotExamples, stderr)
+	fs := cli.NewFlagSet("plot", "plot [flags] FILE... -o OUT.png|OUT.svg", plotExamples, stderr)
 	var (
-		in    inputFlags
+		in    cli.Input
 		fig   figureFlags
 		out   string
 		drift bool
 		title string
 	)
-	in.register(fs)
+	in.Register(fs)
 	fig.register(fs)
 	fs.StringVar(&out, "o", "", "write the figure to this `file`: .png or .svg (required; for a sweep result, the directory)")
 	fs.BoolVar(&drift, "drift", false, "draw P50 and P99 per time window (--window) over the run instead of the ECDF")
 	fs.StringVar(&title, "title", "", "the figure's title (default: the metric and the kind of figure)")
-	paths, err := parseArgs(fs, args)
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -50,14 +49,14 @@ func runPlot(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if _, err := plot.FormatOf(out); err != nil {
 		return usagef("-o: %v", err)
 	}
-	if fig.window.set && !drift {
+	if fig.window.Given && !drift {
 		return usagef("--window applies to the drift view: add --drift")
 	}
 	fc, err := fig.config()
 	if err != nil {
 		return err
 	}
-	r, err := in.open(paths, stdin, stderr, nil)
+	r, err := in.Open(paths, stdin, stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -98,20 +97,7 @@ func plotSweep(fs *flag.FlagSet, paths []string, dir string, stdout io.Writer) (
 		if dir == "" {
 			return true, usagef("-o is required: the directory to draw %s's capacity figures into", p)
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return true, err
-		}
-		files, err := figures.WriteCapacity(s, dir)
-		if err != nil {
-			return true, err
-		}
-		if len(files) == 0 {
-			return true, model.Errorf("%s: no level has a value to draw", p)
-		}
-		for _, f := range files {
-			fmt.Fprintf(stdout, "wrote %s\n", f)
-		}
-		return true, nil
+		return true, figures.DrawSweep(s, p, dir, stdout)
 	}
 	return false, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"path/filepath"
 	"strings"
@@ -23,28 +24,28 @@ Exit status: 0 written (and every check passed), 99 written but a check failed,
 `
 
 func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "report [flags] FILE... -o DIR", reportExamples, stderr)
+	fs := cli.NewFlagSet("report", "report [flags] FILE... -o DIR", reportExamples, stderr)
 	var (
-		in     inputFlags
+		in     cli.Input
 		fig    figureFlags
-		cf     checkFlags
-		slo    sloFlags
+		cf     cli.Checks
+		slo    cli.SLO
 		dir    string
 		title  string
 		sopts  = stats.DefaultOptions()
 		failed = result.DefaultMaxFailureRate
 	)
-	in.register(fs)
+	in.Register(fs)
 	fig.register(fs)
-	cf.register(fs, "shown in the report")
-	slo.register(fs)
+	cf.Register(fs, "shown in the report")
+	slo.Register(fs)
 	fs.StringVar(&dir, "o", "", "write the report into this `directory` (made if needed; required)")
 	fs.StringVar(&title, "title", "", "the report's title (default: \"Load test report\" and the inputs)")
 	fs.Float64Var(&sopts.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
 	fs.Float64Var(&failed, "max-failure-rate", failed, "warn when the share of failed requests (llm_requests_failed) is above this")
-	var gf gateFlags
-	gf.register(fs, "checks") // --confidence is the report's own
-	paths, err := parseArgs(fs, args)
+	var gf cli.Gate
+	gf.Register(fs, "checks") // --confidence is the report's own
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -55,12 +56,12 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	checks, err := cf.parse()
+	checks, err := cf.Parse()
 	if err != nil {
 		return err
 	}
-	in.metadata = true
-	r, err := in.open(paths, stdin, stderr, alsoFailed)
+	in.Metadata = true
+	r, err := in.Open(paths, stdin, stderr, cli.AlsoFailed)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// and, as analyze check does, the checks' streams (which see --where and
 	// --from/--to but not --by).
 	ev := result.NewEvaluator(checks)
-	ev.Confidence, ev.AllowInconclusive = sopts.Confidence, gf.allow
+	ev.Confidence, ev.AllowInconclusive = sopts.Confidence, gf.Allow
 	d, sum, err := collectReport(r, &slo, ev, result.Options{Stats: sopts, MaxFailureRate: failed})
 	if err != nil {
 		return err
@@ -105,13 +106,13 @@ func reportFlagsValid(dir string, confidence, maxFailed float64) error {
 	if c := confidence; !(c > 0 && c < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
 	}
-	return nonNegative("max-failure-rate", maxFailed)
+	return cli.NonNegative("max-failure-rate", maxFailed)
 }
 
 // collectReport reads the inputs once and summarizes them, throughput
 // included, as analyze summary does.
-func collectReport(r *model.Reader, slo *sloFlags, ev *result.Evaluator, o result.Options) (*model.Data, *result.Summary, error) {
-	join, tput, err := slo.join(r, o.Stats.Confidence)
+func collectReport(r *model.Reader, slo *cli.SLO, ev *result.Evaluator, o result.Options) (*model.Data, *result.Summary, error) {
+	join, tput, err := slo.Join(r, o.Stats.Confidence)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,18 +2,18 @@ package main
 
 import (
 	"flag"
-	"strconv"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
 )
 
 // figureFlags are the drawing choices plot and report share.
 type figureFlags struct {
-	logX   setBool
+	logX   cli.Bool
 	band   bool
-	marks  listFlag
+	marks  cli.List
 	size   string
-	window durationFlag
+	window cli.Duration
 }
 
 func (f *figureFlags) register(fs *flag.FlagSet) {
@@ -24,37 +24,23 @@ func (f *figureFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.window, "window", "time window of the drift view, e.g. 10s (default 10s; a run shorter than 60s gets a window giving 10 or more)")
 }
 
-// setBool is a boolean flag that remembers whether it was given.
-type setBool struct{ v, set bool }
-
-func (b *setBool) String() string   { return strconv.FormatBool(b.v) }
-func (b *setBool) IsBoolFlag() bool { return true }
-func (b *setBool) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return err
-	}
-	b.v, b.set = v, true
-	return nil
-}
-
 // config validates the flags.
 func (f *figureFlags) config() (figures.Config, error) {
-	c := figures.Config{LogX: f.logX.v, LogSet: f.logX.set, Band: f.band, Window: figures.DefaultWindow, WindowSet: f.window.set, Marks: []float64{50, 90, 99}}
-	if f.window.set {
-		if f.window.d <= 0 {
-			return c, usagef("--window %s: want a positive duration such as 10s", f.window.d)
+	c := figures.Config{LogX: f.logX.V, LogSet: f.logX.Given, Band: f.band, Window: figures.DefaultWindow, WindowSet: f.window.Given, Marks: []float64{50, 90, 99}}
+	if f.window.Given {
+		if f.window.D <= 0 {
+			return c, usagef("--window %s: want a positive duration such as 10s", f.window.D)
 		}
-		c.Window = f.window.d
+		c.Window = f.window.D
 	}
 	var err error
 	if len(f.marks) > 0 {
 		if c.Marks, err = figures.ParsePercents("--marks", f.marks); err != nil {
-			return c, usageError{err}
+			return c, usageError{Err: err}
 		}
 	}
 	if c.Size, err = figures.ParseSize("--size", f.size); err != nil {
-		return c, usageError{err}
+		return c, usageError{Err: err}
 	}
 	return c, nil
 }
