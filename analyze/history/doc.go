@@ -11,7 +11,8 @@
 //     line by its number and reading a cut last line up to the damage.
 //   - SeriesOf splits the records into series (one per group and --where
 //     selection), each run in time order; Series.Points gives a percentile's
-//     values and intervals per run, ready to draw (analyze/plot.Trend).
+//     values and intervals per run, ready to draw; history draws nothing:
+//     analyze/figures.HistoryTrend draws them (with analyze/plot.Trend).
 //   - Evaluate flags the runs whose percentile is worse than the trailing
 //     window beyond a limit, with confidence, and names the shift a step (it
 //     started at one run) or a creep (a monotone trend: Mann–Kendall test,

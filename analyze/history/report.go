@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// DefaultPercents are the percentiles a report tabulates and a trend
+// figure (figures.HistoryTrend) draws.
+var DefaultPercents = []float64{50, 90, 99}
+
 // ReportSchema identifies the JSON output of `analyze history`.
 const ReportSchema = "xk6-llmstream/analyze-history-report/v1"
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 
 	"github.com/llmstream/xk6-llmstream/analyze/output"
@@ -27,45 +28,45 @@ Exit status: 0 all checks pass, 99 a check fails or is inconclusive, 2 bad usage
 `
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("check", "check [flags] FILE... (--check EXPR | --checks FILE | --k6-thresholds)", checkExamples, stderr)
+	fs := cli.NewFlagSet("check", "check [flags] FILE... (--check EXPR | --checks FILE | --k6-thresholds)", checkExamples, stderr)
 	var (
-		in        inputFlags
-		out       outputFlags
-		cf        checkFlags
+		in        cli.Input
+		out       cli.Output
+		cf        cli.Checks
 		fromInput bool
 	)
-	in.register(fs)
-	out.register(fs, output.Text, output.Markdown, output.JSON, output.JUnit)
-	cf.register(fs, "to evaluate")
-	gf := gateFlags{}
-	gf.register(fs, "checks")
+	in.Register(fs)
+	out.Register(fs, output.Text, output.Markdown, output.JSON, output.JUnit)
+	cf.Register(fs, "to evaluate")
+	gf := cli.Gate{}
+	gf.Register(fs, "checks")
 	fs.BoolVar(&fromInput, "k6-thresholds", false, "also check the thresholds the k6 script set on its metrics (from the Metric declarations of any input, read before judging; thresholds on submetrics are not recorded there)")
-	paths, err := parseArgs(fs, args)
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if err := out.validate(); err != nil {
+	if err := out.Validate(); err != nil {
 		return err
 	}
-	if len(in.by) > 0 || len(in.metrics) > 0 {
+	if len(in.By) > 0 || len(in.Metrics) > 0 {
 		return usagef("--by and --metric do not apply to check: a check names its metric, and is evaluated on all the inputs merged (filter with --where)")
 	}
-	if err := gf.validate(); err != nil {
+	if err := gf.Validate(); err != nil {
 		return err
 	}
-	checks, err := cf.parse()
+	checks, err := cf.Parse()
 	if err != nil {
 		return err
 	}
 	if len(checks) == 0 && !fromInput {
 		return usagef("no checks: give --check 'METRIC: EXPR', --checks FILE or --k6-thresholds")
 	}
-	r, err := in.open(paths, stdin, stderr, func(s *model.Selection) { s.MissingOK = true })
+	r, err := in.Open(paths, stdin, stderr, func(s *model.Selection) { s.MissingOK = true })
 	if err != nil {
 		return err
 	}
 	ev := result.NewEvaluator(checks)
-	ev.Confidence, ev.AllowInconclusive = gf.confidence, gf.allow
+	ev.Confidence, ev.AllowInconclusive = gf.Confidence, gf.Allow
 	if fromInput {
 		// The thresholds are known once every input was read: any input, at
 		// any line, may declare some on any metric (Reader.Declaration). So
@@ -87,14 +88,14 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := out.write(stdout, func(w io.Writer) error { return output.WriteCheck(w, out.format, rep) }); err != nil {
+	if err := out.Write(stdout, func(w io.Writer) error { return output.WriteCheck(w, out.Format, rep) }); err != nil {
 		return err
 	}
 	if rep.Inconclusive > 0 && rep.AllowInconclusive {
 		fmt.Fprintf(stderr, "analyze check: warning: %d inconclusive check(s) accepted (--allow-inconclusive)\n", rep.Inconclusive)
 	}
 	if !rep.OK {
-		if out.format != output.Text || (out.out != "" && out.out != "-") {
+		if out.Format != output.Text || (out.Out != "" && out.Out != "-") {
 			fmt.Fprintf(stderr, "analyze check: %s\n", output.CheckTally(rep))
 		}
 		return errCheckFailed

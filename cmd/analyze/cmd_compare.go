@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"slices"
 	"strings"
@@ -36,21 +37,21 @@ Exit status: 0 every limit holds with confidence, 99 a limit broken or inconclus
 
 // compareFlags are compare's own flags besides the input and output ones.
 type compareFlags struct {
-	bases, cand repeatFlag
-	limits      repeatFlag
-	stats       listFlag
+	bases, cand cli.Repeat
+	limits      cli.Repeat
+	stats       cli.List
 	opts        result.CompareOptions
 }
 
 func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("compare", "compare [flags] BASELINE CANDIDATE | compare [flags] --base FILE... --candidate FILE...", compareExamples, stderr)
+	fs := cli.NewFlagSet("compare", "compare [flags] BASELINE CANDIDATE | compare [flags] --base FILE... --candidate FILE...", compareExamples, stderr)
 	var (
-		in  inputFlags
-		out outputFlags
+		in  cli.Input
+		out cli.Output
 		cf  compareFlags
 	)
-	in.register(fs)
-	out.register(fs, output.Text, output.Markdown, output.JSON)
+	in.Register(fs)
+	out.Register(fs, output.Text, output.Markdown, output.JSON)
 	fs.Var(&cf.bases, "base", "a baseline `file` (repeatable: several are merged into one population, as summary merges shards)")
 	fs.Var(&cf.cand, "candidate", "a candidate `file` (repeatable, merged likewise)")
 	fs.Var(&cf.limits, "max-regression", "fail (exit 99) when a statistic is worse by more than this with confidence: `STAT=MAX` or METRIC:STAT=MAX, e.g. p99=10%, llm_ttft:p95=50ms or llm_requests_failed:rate=+1pp (repeatable)")
@@ -58,14 +59,14 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.Float64Var(&cf.opts.Level, "confidence", compare.DefaultLevel, "confidence level of the intervals, between 0 and 1")
 	fs.Uint64Var(&cf.opts.Seed, "seed", compare.DefaultSeed, "seed of the bootstrap (the same seed and inputs give the same intervals)")
 	fs.IntVar(&cf.opts.Resamples, "resamples", compare.DefaultResamples, "bootstrap resamples")
-	var gf gateFlags
-	gf.register(fs, "limits") // --confidence is compare's own
+	var gf cli.Gate
+	gf.Register(fs, "limits") // --confidence is compare's own
 
-	paths, err := parseArgs(fs, args)
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if err := out.validate(); err != nil {
+	if err := out.Validate(); err != nil {
 		return err
 	}
 	if err := cf.sides(paths); err != nil {
@@ -75,7 +76,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	sel, err := in.selection()
+	sel, err := in.Selection()
 	if err != nil {
 		return err
 	}
@@ -88,24 +89,24 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			sel.Also = append(sel.Also, l.Metric)
 		}
 	}
-	labels, err := sideLabels(in.labels)
+	labels, err := sideLabels(in.Labels)
 	if err != nil {
 		return err
 	}
 	var sides [2]result.Side
 	for i, paths := range [][]string{cf.bases, cf.cand} {
-		ins, err := inputsFrom(paths, nil)
+		ins, err := cli.InputsFrom(paths, nil)
 		if err != nil {
 			return err
 		}
-		r := model.NewReader(sel, ins, in.options(stdin, stderr))
+		r := model.NewReader(sel, ins, in.Options(stdin, stderr))
 		d, err := model.Collect(r, model.CollectOptions{Timed: true, Types: []k6json.Type{k6json.Trend, k6json.Rate}})
 		if err != nil {
 			return err
 		}
 		sides[i] = result.Side{Label: labels[i], Data: d}
 	}
-	cf.opts.AllowInconclusive = gf.allow
+	cf.opts.AllowInconclusive = gf.Allow
 	rep, err := result.Compare(sides[0], sides[1], sel, limits, cf.opts)
 	if err != nil {
 		return err
@@ -115,18 +116,18 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 
 // writeComparison writes the comparison and its warnings, and returns
 // errCheckFailed when a limit is broken or inconclusive (unless accepted).
-func writeComparison(rep *result.Comparison, out outputFlags, stdout, stderr io.Writer) error {
+func writeComparison(rep *result.Comparison, out cli.Output, stdout, stderr io.Writer) error {
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "analyze compare: warning: %s\n", w)
 	}
-	if err := out.write(stdout, func(w io.Writer) error { return output.WriteCompare(w, out.format, rep) }); err != nil {
+	if err := out.Write(stdout, func(w io.Writer) error { return output.WriteCompare(w, out.Format, rep) }); err != nil {
 		return err
 	}
 	if rep.Inconclusive > 0 && rep.AllowInconclusive {
 		fmt.Fprintf(stderr, "analyze compare: warning: %d inconclusive limit(s) accepted (--allow-inconclusive)\n", rep.Inconclusive)
 	}
 	if !rep.OK {
-		if out.format != output.Text || (out.out != "" && out.out != "-") {
+		if out.Format != output.Text || (out.Out != "" && out.Out != "-") {
 			fmt.Fprintf(stderr, "analyze compare: %d regression limit(s) broken, %d inconclusive\n", rep.Broken(), rep.Inconclusive)
 		}
 		return errCheckFailed
@@ -148,7 +149,7 @@ func (cf *compareFlags) sides(paths []string) error {
 	case len(cf.bases) == 0 || len(cf.cand) == 0:
 		return usagef("--base and --candidate go together: give each side one or more files")
 	}
-	if countStdin(cf.bases)+countStdin(cf.cand) > 1 {
+	if cli.CountStdin(cf.bases)+cli.CountStdin(cf.cand) > 1 {
 		return usagef("stdin (-) can be read only once")
 	}
 	return nil

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
@@ -12,7 +12,6 @@ import (
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/report"
-	"github.com/llmstream/xk6-llmstream/compare"
 )
 
 const historyExamples = `  analyze summary results.json --by model --history runs.jsonl --label v1.4.2   # append tonight's run
@@ -30,8 +29,8 @@ earlier runs: no baseline) without --allow-inconclusive.
 
 type historyFlags struct {
 	plotOut, reportTo string
-	metrics, pcts     listFlag
-	limits            repeatFlag
+	metrics, pcts     cli.List
+	limits            cli.Repeat
 	window            int
 	level             float64
 	failOn            string
@@ -41,12 +40,12 @@ type historyFlags struct {
 }
 
 func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("history", "history [flags] FILE", historyExamples, stderr)
+	fs := cli.NewFlagSet("history", "history [flags] FILE", historyExamples, stderr)
 	var (
-		out outputFlags
+		out cli.Output
 		hf  historyFlags
 	)
-	out.register(fs, output.Text, output.Markdown, output.JSON)
+	out.Register(fs, output.Text, output.Markdown, output.JSON)
 	fs.Lookup("o").Usage = "write the trend figure to this `file`: .png or .svg (one per metric: OUT-llm_ttft.png); the table goes to stdout"
 	fs.Var(&hf.metrics, "metric", "Trend `metric` to show and test (repeatable or comma-separated; default every one recorded)")
 	fs.Var(&hf.pcts, "percentiles", "`percentiles` to tabulate and draw (default 50,90,99)")
@@ -58,24 +57,24 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.BoolVar(&hf.lenient, "lenient", false, "skip bad lines in the history file instead of failing")
 	fs.StringVar(&hf.reportTo, "report", "", "also write an HTML report with the trend into this `directory`")
 	fs.StringVar(&hf.fig.size, "size", "1080x660", "figure size `WxH` in pixels")
-	paths, err := parseArgs(fs, args)
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(paths) != 1 {
 		return usagef("want one history file (JSONL written by analyze summary --history), got %d", len(paths))
 	}
-	if out.format != output.Text && out.format != output.Markdown && out.format != output.JSON {
-		return usagef("unknown --format %q (want text, markdown, json)", out.format)
+	if out.Format != output.Text && out.Format != output.Markdown && out.Format != output.JSON {
+		return usagef("unknown --format %q (want text, markdown, json)", out.Format)
 	}
-	hf.plotOut = out.out
+	hf.plotOut = out.Out
 	o, percents, err := hf.options()
 	if err != nil {
 		return err
 	}
-	size, err := hf.fig.sizeOption()
+	size, err := figures.ParseSize("--size", hf.fig.size)
 	if err != nil {
-		return err
+		return usageError{Err: err}
 	}
 	f, err := history.ReadFile(paths[0], history.ReadOptions{Lenient: hf.lenient})
 	if err != nil {
@@ -93,7 +92,7 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	series := history.SeriesOf(f)
 	verdicts := history.Evaluate(series, o.Options)
 	rep := history.NewReport(f, series, verdicts, o)
-	if err := output.WriteHistory(stdout, out.format, rep); err != nil {
+	if err := output.WriteHistory(stdout, out.Format, rep); err != nil {
 		return err
 	}
 	if err := writeHistoryFigures(stdout, hf, series, verdicts, rep, percents, size); err != nil {
@@ -125,49 +124,17 @@ func (hf *historyFlags) options() (history.ReportOptions, []float64, error) {
 			return ro, nil, usagef("-o: %v", err)
 		}
 	}
-	for _, p := range hf.pcts {
-		v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(p), "p("), ")"), "p"), 64)
-		if err != nil || !(v > 0 && v < 100) {
-			return ro, nil, usagef("--percentiles: %q is not a percentile between 0 and 100", p)
-		}
-		ro.Percents = append(ro.Percents, v)
-	}
-	limits, err := historyLimits(hf.limits)
+	pcts, err := figures.ParsePercents("--percentiles", hf.pcts)
 	if err != nil {
-		return ro, nil, err
+		return ro, nil, usageError{Err: err}
+	}
+	ro.Percents = pcts
+	limits, err := history.ParseLimits("--max-regression", hf.limits)
+	if err != nil {
+		return ro, nil, usageError{Err: err}
 	}
 	ro.Options = history.Options{Window: hf.window, Limits: limits, Level: hf.level}
 	return ro, ro.Percents, nil
-}
-
-// historyLimits parses --max-regression: STAT=MAX as compare reads it, or a
-// bare MAX for each of P50, P90 and P99.
-func historyLimits(specs []string) ([]compare.Limit, error) {
-	if len(specs) == 0 {
-		return history.DefaultLimits, nil
-	}
-	var out []compare.Limit
-	for _, s := range specs {
-		if !strings.Contains(s, "=") {
-			for _, st := range []string{"p50", "p90", "p99"} {
-				l, err := compare.ParseLimit(st + "=" + s)
-				if err != nil {
-					return nil, usagef("--max-regression: %v", err)
-				}
-				out = append(out, l)
-			}
-			continue
-		}
-		l, err := compare.ParseLimit(s)
-		if err != nil {
-			return nil, usagef("--max-regression: %v", err)
-		}
-		if _, ok := l.Stat.Percent(); !ok && !l.IsRate() {
-			return nil, usagef("--max-regression %q: a history tests percentiles (p99=10%%) and rates (rate=+1pp), not %s", s, l.Stat)
-		}
-		out = append(out, l)
-	}
-	return out, nil
 }
 
 // writeHistoryFigures draws the trend of each metric to -o and into the
@@ -180,24 +147,9 @@ func writeHistoryFigures(stdout io.Writer, hf historyFlags, series []*history.Se
 	if len(metrics) == 0 {
 		metrics = history.Metrics(series)
 	}
-	sec := &report.History{File: rep.File, Runs: rep.Records, Series: len(rep.Series), OK: rep.OK,
-		Settings: fmt.Sprintf("Window %d runs; limits %s; trend test at %g%%.", rep.Window, strings.Join(rep.Limits, ", "), 100*rep.Level)}
-	for _, v := range rep.Alerts {
-		sec.Alerts = append(sec.Alerts, output.VerdictLine(v))
-	}
-	for _, v := range rep.Latest {
-		sec.Latest = append(sec.Latest, output.VerdictLine(v))
-		switch v.Status {
-		case history.OK:
-			sec.Passed++
-		case history.Regression:
-			sec.Regressions++
-		default:
-			sec.Undecided++
-		}
-	}
+	sec := report.HistoryOf(rep)
 	for _, m := range metrics {
-		fig, err := history.Figure(series, m, percents, vs, size, plot.DPI(figureDPI))
+		fig, err := figures.HistoryTrend(series, m, percents, vs, size, plot.DPI(figures.DPI))
 		if err != nil {
 			return usagef("%s: %v", m, err)
 		}

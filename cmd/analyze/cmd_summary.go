@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"strconv"
 	"strings"
@@ -22,39 +23,39 @@ const summaryExamples = `  analyze summary results.json
 `
 
 func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("summary", "summary [flags] FILE...", summaryExamples, stderr)
+	fs := cli.NewFlagSet("summary", "summary [flags] FILE...", summaryExamples, stderr)
 	var (
-		in   inputFlags
-		out  outputFlags
-		pcts listFlag
-		slo  sloFlags
+		in   cli.Input
+		out  cli.Output
+		pcts cli.List
+		slo  cli.SLO
 		opts = result.DefaultOptions()
 		hist historyAppendFlags
 		defs string
 	)
 	hist.register(fs)
-	in.register(fs)
-	slo.register(fs)
-	out.register(fs, output.Text, output.Markdown, output.JSON)
+	in.Register(fs)
+	slo.Register(fs)
+	out.Register(fs, output.Text, output.Markdown, output.JSON)
 	fs.Var(&pcts, "percentiles", "`percentiles` to report, comma-separated (default 50,90,95,99,99.9,99.99)")
 	fs.Float64Var(&opts.Stats.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
 	fs.Float64Var(&opts.Stats.MaxRelWidth, "max-ci-width", 0.20, "flag a percentile whose confidence interval is wider than this share of its value")
 	fs.Float64Var(&opts.MaxFailureRate, "max-failure-rate", result.DefaultMaxFailureRate, "warn when the share of failed requests (llm_requests_failed) is above this")
 	fs.StringVar(&defs, "definitions", "", "add TTFT, ITL and TPOT as these `tools` define them (vllm,aiperf,guidellm,llmperf,sglang or all; ours is always shown) from the records files among the inputs")
-	paths, err := parseArgs(fs, args)
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if err := out.validate(); err != nil {
+	if err := out.Validate(); err != nil {
 		return err
 	}
 	if c := opts.Stats.Confidence; !(c > 0 && c < 1) {
 		return usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
 	}
-	if err := nonNegative("max-ci-width", opts.Stats.MaxRelWidth); err != nil {
+	if err := cli.NonNegative("max-ci-width", opts.Stats.MaxRelWidth); err != nil {
 		return err
 	}
-	if err := nonNegative("max-failure-rate", opts.MaxFailureRate); err != nil {
+	if err := cli.NonNegative("max-failure-rate", opts.MaxFailureRate); err != nil {
 		return err
 	}
 	if len(pcts) > 0 {
@@ -71,12 +72,12 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	in.metadata = true
-	r, err := in.open(paths, stdin, stderr, alsoFailed)
+	in.Metadata = true
+	r, err := in.Open(paths, stdin, stderr, cli.AlsoFailed)
 	if err != nil {
 		return err
 	}
-	join, tput, err := slo.join(r, opts.Stats.Confidence)
+	join, tput, err := slo.Join(r, opts.Stats.Confidence)
 	if err != nil {
 		return err
 	}
@@ -86,14 +87,14 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	rep := result.Summarize(d, opts)
-	extras, err := recordsExtras(recs, tools, in.lenient)
+	extras, err := output.ReadExtras(recs, tools, in.Lenient)
 	if err != nil {
 		return err
 	}
 	for _, w := range rep.Alerts {
 		fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
 	}
-	if err := out.write(stdout, func(w io.Writer) error { return output.WriteSummaryExtras(w, out.format, rep, extras) }); err != nil {
+	if err := out.Write(stdout, func(w io.Writer) error { return output.WriteSummaryExtras(w, out.Format, rep, extras) }); err != nil {
 		return err
 	}
 	return hist.append(d, rep, stderr)

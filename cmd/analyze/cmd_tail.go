@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"strconv"
 	"strings"
@@ -21,21 +21,21 @@ const tailExamples = `  analyze tail records.jsonl.gz
 `
 
 func runTail(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("tail", "tail [flags] RECORDS...", tailExamples, stderr)
+	fs := cli.NewFlagSet("tail", "tail [flags] RECORDS...", tailExamples, stderr)
 	var (
-		out     outputFlags
+		out     cli.Output
 		tailAt  string
 		fig     string
 		lenient bool
 		o       = tail.DefaultOptions()
 	)
-	out.register(fs, output.Text, output.Markdown, output.JSON)
+	out.Register(fs, output.Text, output.Markdown, output.JSON)
 	fs.StringVar(&tailAt, "tail", "p99", "the `percentile` of TTFT above which a request is in the tail (p99, p95, 99.9)")
 	fs.Float64Var(&o.Confidence, "confidence", o.Confidence, "confidence level of the intervals, between 0 and 1")
 	fs.Float64Var(&o.MinEffect, "min-effect", o.MinEffect, "smallest effect (Cliff's δ or concentration, 0..1) named as setting the tail apart")
 	fs.BoolVar(&lenient, "lenient", false, "skip bad lines of the records files (their numbers are reported) instead of failing")
 	fs.StringVar(&fig, "plot", "", "also draw the mean time per stage of the median and the tail requests into this `file` (.png or .svg)")
-	paths, err := parseArgs(fs, args)
+	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func runTail(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return model.Errorf("%s: %v", strings.Join(paths, ", "), err)
 	}
-	if err := writeTail(&out, res, stdout); err != nil || fig == "" {
+	if err := out.Write(stdout, func(w io.Writer) error { return output.WriteTail(w, out.Format, res) }); err != nil || fig == "" {
 		return err
 	}
 	return saveTailPlot(res, fig, stderr)
@@ -58,7 +58,7 @@ func runTail(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 // saveTailPlot draws the stage profile into path (--plot).
 func saveTailPlot(res *tail.Result, path string, stderr io.Writer) error {
-	f, err := figures.TailStages(res, plot.DPI(figureDPI))
+	f, err := figures.TailStages(res, plot.DPI(figures.DPI))
 	if err != nil {
 		return err
 	}
@@ -70,8 +70,8 @@ func saveTailPlot(res *tail.Result, path string, stderr io.Writer) error {
 }
 
 // tailFlagsValid checks the flags and sets o.Tail from --tail.
-func tailFlagsValid(out *outputFlags, o *tail.Options, tailAt, fig string, paths []string) error {
-	if err := out.validate(); err != nil {
+func tailFlagsValid(out *cli.Output, o *tail.Options, tailAt, fig string, paths []string) error {
+	if err := out.Validate(); err != nil {
 		return err
 	}
 	var err error
@@ -90,21 +90,6 @@ func tailFlagsValid(out *outputFlags, o *tail.Options, tailAt, fig string, paths
 		return usagef("tail: no input: give the helper's records files (--records FILE)")
 	}
 	return nil
-}
-
-// writeTail writes the attribution in the chosen format.
-func writeTail(out *outputFlags, res *tail.Result, stdout io.Writer) error {
-	return out.write(stdout, func(w io.Writer) error {
-		switch out.format {
-		case output.Markdown:
-			return res.WriteMarkdown(w)
-		case output.JSON:
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(res)
-		}
-		return res.WriteText(w)
-	})
 }
 
 // parseTail reads p99, p(99), 99.

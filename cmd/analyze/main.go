@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"os"
 
@@ -52,12 +53,9 @@ var commands = map[string]command{
 
 // usageError marks bad flags or arguments: exit 2, as a model.InputError
 // (bad input) does.
-type usageError struct{ err error }
+type usageError = cli.UsageError
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }
 
 // errCheckFailed is returned by commands whose gate failed: exit 99. The command
 // has already printed what failed.

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -33,7 +32,8 @@ over-saturated (achieved rate below the offered one, k6 dropping iterations,
 TTFT rising within the level, or with --vus no more throughput from more VUs).
 
 Prints a table per level and the answer on stdout, progress on stderr, and
-writes the JSON result to --json (default DIR/sweep.json). Exits 0 when a
+writes the JSON result to --json (default DIR/sweep.json); "analyze plot
+DIR/sweep.json -o DIR" draws the capacity figures from it. Exits 0 when a
 level passed, 99 when none did, 2 for bad usage, and with k6's exit code when
 k6 failed at a level (a threshold failure, 99, is data, not a failure); a
 signal is forwarded to k6 and ends the sweep after that level.
@@ -241,20 +241,15 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 }
 
 // writeSweep writes the table to stdout and the JSON result (to stdout for
-// --json -, and the table then to stderr).
+// --json -, and the table then to stderr), and the command that draws the
+// capacity figures from it: the sweep draws none, so that this binary links
+// no plotting.
 func writeSweep(f *sweepFlags, res *sweep.Result, stdout, stderr io.Writer) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	files, err := sweep.WriteCurves(res, f.outDir)
-	if err != nil {
-		return fmt.Errorf("curves: %w", err)
-	}
-	if len(files) > 0 {
-		fmt.Fprintf(stderr, "curves: %s\n", strings.Join(files, ", "))
-	}
 	path := f.jsonOut
 	if path == "" {
 		path = filepath.Join(f.outDir, "sweep.json")
@@ -264,6 +259,7 @@ func writeSweep(f *sweepFlags, res *sweep.Result, stdout, stderr io.Writer) erro
 		if err := sweep.WriteTable(stderr, res); err != nil {
 			return err
 		}
+		fmt.Fprintf(stderr, "figures: save this JSON as FILE and run: analyze plot FILE -o %s\n", f.outDir)
 		_, err = stdout.Write(b)
 		return err
 	}
@@ -273,6 +269,6 @@ func writeSweep(f *sweepFlags, res *sweep.Result, stdout, stderr io.Writer) erro
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("--json: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "result: %s (version %s)\n", path, strconv.Itoa(res.Version))
+	_, err = fmt.Fprintf(stdout, "result: %s (version %s)\nfigures: analyze plot %s -o %s\n", path, strconv.Itoa(res.Version), path, f.outDir)
 	return err
 }

@@ -142,6 +142,14 @@ exit 0
 	if _, err := os.Stat(filepath.Join(out, "level-2.log")); err != nil {
 		t.Error(err)
 	}
+	// The sweep draws no figures (the k6-side binary links no plotting): it
+	// says how analyze draws them from the result.
+	if drawn, _ := filepath.Glob(filepath.Join(out, "capacity-*")); len(drawn) > 0 {
+		t.Errorf("the sweep drew %v", drawn)
+	}
+	if want := "figures: analyze plot " + js + " -o " + out + "\n"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
 	// Another k6 exit code aborts with it.
 	code, _, stderr = run("107", "--levels", "1,2,4", "--max-failure-rate", "0.2", "--out-dir", filepath.Join(dir, "o2"), "capacity.js")
 	if code != 107 || !strings.Contains(stderr, "k6 exited with code 107 at level 2") {

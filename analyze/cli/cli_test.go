@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -22,11 +22,11 @@ func TestParseArgs(t *testing.T) {
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		var in inputFlags
-		in.register(fs)
-		pos, err := parseArgs(fs, c.args)
-		if err != nil || !slices.Equal(pos, c.pos) || in.by.String() != c.by {
-			t.Errorf("%v: %v %q by %q, want %v by %q", c.args, err, pos, in.by.String(), c.pos, c.by)
+		var in Input
+		in.Register(fs)
+		pos, err := ParseArgs(fs, c.args)
+		if err != nil || !slices.Equal(pos, c.pos) || in.By.String() != c.by {
+			t.Errorf("%v: %v %q by %q, want %v by %q", c.args, err, pos, in.By.String(), c.pos, c.by)
 		}
 	}
 }

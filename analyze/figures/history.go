@@ -1,25 +1,25 @@
-package history
+package figures
 
 import (
 	"strconv"
 
+	"github.com/llmstream/xk6-llmstream/analyze/history"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 )
 
-// DefaultPercents are the percentiles a trend figure draws.
-var DefaultPercents = []float64{50, 90, 99}
-
-// Figure draws a metric's trend: the percentiles (DefaultPercents when nil)
+// HistoryTrend draws a metric's trend from a history's series (package
+// history computes them and draws nothing): the percentiles
+// (history.DefaultPercents when nil)
 // of every series per run over calendar time with their intervals, a ring on
 // each run a verdict flagged as a regression, and the run labels at change
 // points (where a series' label differs from its previous run's).
-func Figure(series []*Series, metric string, percents []float64, verdicts []Verdict, opts ...plot.Option) (*plot.Figure, error) {
+func HistoryTrend(series []*history.Series, metric string, percents []float64, verdicts []history.Verdict, opts ...plot.Option) (*plot.Figure, error) {
 	if percents == nil {
-		percents = DefaultPercents
+		percents = history.DefaultPercents
 	}
 	flagged := map[string]bool{}
 	for _, v := range verdicts {
-		if v.Status == Regression && v.Metric == metric {
+		if v.Status == history.Regression && v.Metric == metric {
 			flagged[v.Series+"\x00"+v.Stat+"\x00"+strconv.Itoa(v.Run)] = true
 		}
 	}
@@ -52,6 +52,6 @@ func Figure(series []*Series, metric string, percents []float64, verdicts []Verd
 			}
 		}
 	}
-	opts = append([]plot.Option{plot.Metric(metric), plot.Unit(Unit(series, metric))}, opts...)
+	opts = append([]plot.Option{plot.Metric(metric), plot.Unit(history.Unit(series, metric))}, opts...)
 	return plot.Trend(ts, marks, opts...)
 }
