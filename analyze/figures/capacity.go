@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/input"
 	"github.com/llmstream/xk6-llmstream/model"
 	"io"
 	"math"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/check"
-	"github.com/llmstream/xk6-llmstream/k6json"
 	"github.com/llmstream/xk6-llmstream/metrics"
 )
 
@@ -78,7 +78,7 @@ func ReadSweep(path string) (s *Sweep, ok bool, err error) {
 	if path == "-" {
 		return nil, false, nil
 	}
-	rc, err := k6json.Open(path, nil)
+	rc, err := input.Open(path, nil)
 	if err != nil {
 		return nil, false, err
 	}

@@ -2,9 +2,9 @@ package output
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/input"
 
 	"github.com/llmstream/xk6-llmstream/analyze/definitions"
-	"github.com/llmstream/xk6-llmstream/k6json"
 	"github.com/llmstream/xk6-llmstream/records"
 )
 
@@ -33,7 +33,7 @@ func ReadExtras(recs []string, tools []definitions.Tool, lenient bool) (*Extras,
 }
 
 func scanRecords(path string, lenient bool, add func(*records.Record)) error {
-	rc, err := k6json.Open(path, nil)
+	rc, err := input.Open(path, nil)
 	if err != nil {
 		return err
 	}

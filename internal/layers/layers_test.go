@@ -1,0 +1,103 @@
+package layers
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// goList runs `go list` in the module root and returns its output lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go tool on PATH (%v): the import graph cannot be listed", err)
+	}
+	cmd := exec.Command(goTool, append([]string{"list"}, args...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list %v: %v\n%s", args, err, msg)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// TestModuleImportGraph holds every package's non-test imports against the
+// layer table.
+func TestModuleImportGraph(t *testing.T) {
+	graph := map[string][]string{}
+	for _, line := range goList(t, "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...") {
+		f := strings.Fields(line)
+		graph[f[0]] = f[1:]
+	}
+	if len(graph) < 30 {
+		t.Fatalf("go list found %d packages: the listing is broken", len(graph))
+	}
+	for _, v := range Check(graph) {
+		t.Errorf("forbidden import: %s", v)
+	}
+	// Every placed package exists, so the table does not rot.
+	for rel := range Packages {
+		if _, ok := graph[Module+"/"+rel]; !ok {
+			t.Errorf("layers.Packages places %s, which is not a package of the module", rel)
+		}
+	}
+}
+
+// TestK6SideBinaryLinksNoPlotting lists everything the xk6-llmstream binary
+// links: plotting is analyze's, and k6 is never linked.
+func TestK6SideBinaryLinksNoPlotting(t *testing.T) {
+	deps := goList(t, "-deps", "./cmd/xk6-llmstream")
+	for _, d := range deps {
+		if strings.HasPrefix(d, "gonum.org/v1/plot") || strings.HasPrefix(d, "go.k6.io/") {
+			t.Errorf("the xk6-llmstream binary links %s", d)
+		}
+	}
+	if len(deps) < 50 {
+		t.Fatalf("go list -deps found %d packages: the listing is broken", len(deps))
+	}
+}
+
+// TestCheckReportsForbiddenEdges adds forbidden imports to a clean graph and
+// expects each to be reported with its reason.
+func TestCheckReportsForbiddenEdges(t *testing.T) {
+	m := func(rel string) string { return Module + "/" + rel }
+	clean := map[string][]string{
+		m("stats"):        {"math"},
+		m("model"):        {m("stats"), m("k6json"), m("records")},
+		m("mockllm"):      {m("workload"), m("internal/endpoints")},
+		m("analyze/plot"): {m("stats"), "gonum.org/v1/plot/vg"},
+		m("sweep"):        {m("result"), m("runner")},
+	}
+	if v := Check(clean); len(v) != 0 {
+		t.Fatalf("a clean graph reports %v", v)
+	}
+	for _, c := range []struct {
+		from, to, want string
+	}{
+		{"stats", m("analyze/plot"), "layer core may not import layer analyze"},
+		{"model", m("result"), "inside layer core, rank 2 may import only lower ranks (this is rank 3)"},
+		{"mockllm", m("helper"), "inside layer engine, rank 1 may import only lower ranks (this is rank 1)"},
+		{"sweep", "gonum.org/v1/plot/plotter", "only [analyze/plot analyze/figures cmd/analyze] may import gonum.org/v1/plot"},
+		{"stats", m("cmd/analyze"), "nothing imports a binary"},
+		{"sweep", "go.k6.io/k6/lib", "only [] may import go.k6.io/k6"},
+	} {
+		g := map[string][]string{}
+		for k, v := range clean {
+			g[k] = append([]string(nil), v...)
+		}
+		g[m(c.from)] = append(g[m(c.from)], c.to)
+		got := Check(g)
+		if len(got) != 1 || !strings.Contains(got[0].Why, c.want) {
+			t.Errorf("adding %s → %s: got %v, want one violation saying %q", c.from, c.to, got, c.want)
+		}
+	}
+	g := map[string][]string{m("newpkg"): {"fmt"}}
+	if got := Check(g); len(got) != 1 || !strings.Contains(got[0].Why, "no place") {
+		t.Errorf("an unplaced package: got %v", got)
+	}
+}
