@@ -1,5 +1,5 @@
-// Package tail diagnoses the tail of a latency distribution in words: how long
-// it is (P99/P50 and P99.9/P99 against thresholds), what shape the ECDF has
+// Package shape describes a latency distribution's shape in words: how long its tail
+// is (P99/P50 and P99.9/P99 against thresholds), what shape the ECDF has
 // between P90 and the top (a cliff, two modes, a long gradual rise, or a tight
 // distribution), and whether the run drifts (percentiles per time window, and
 // the last third of the run against the first).

@@ -27,7 +27,7 @@ const MaxWindows = 100_000
 // The samples need not be in time order; a sample before 0 is an error.
 func Windows(samples []stats.Sample, width time.Duration) ([]Window, error) {
 	if width <= 0 {
-		return nil, fmt.Errorf("tail: window width %v is not positive", width)
+		return nil, fmt.Errorf("drift: window width %v is not positive", width)
 	}
 	if len(samples) == 0 {
 		return nil, nil
@@ -35,13 +35,13 @@ func Windows(samples []stats.Sample, width time.Duration) ([]Window, error) {
 	var last time.Duration
 	for i, s := range samples {
 		if s.T < 0 {
-			return nil, fmt.Errorf("tail: sample %d is at %v, before the start of the run", i, s.T)
+			return nil, fmt.Errorf("drift: sample %d is at %v, before the start of the run", i, s.T)
 		}
 		last = max(last, s.T)
 	}
 	count := int(last/width) + 1
 	if count > MaxWindows {
-		return nil, fmt.Errorf("tail: a window of %v cuts the run (%v) into %d windows, more than %d; use a wider one", width, last, count, MaxWindows)
+		return nil, fmt.Errorf("drift: a window of %v cuts the run (%v) into %d windows, more than %d; use a wider one", width, last, count, MaxWindows)
 	}
 	buckets := make([][]float64, count)
 	for _, s := range samples {

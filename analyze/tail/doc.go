@@ -1,4 +1,4 @@
-// Package attribution says where the tail of TTFT comes from, from the
+// Package tail (behind `analyze tail`) says where the tail of TTFT comes from, from the
 // helper's per-request records (package records): for the requests above a
 // percentile of TTFT (P99 by default) it splits their excess over the other
 // requests into the stages of TTFT (records.Stages: connect, send, wait,
