@@ -21,7 +21,7 @@ func TestImageTokensFollowOpenAIsTileRule(t *testing.T) {
 		{1024, 1024, "high", 765},  // → 768×768, 4 tiles
 		{2048, 4096, "high", 1105}, // → 1024×2048 → 768×1536, 6 tiles
 		{4096, 8192, "low", 85},
-		{512, 512, "", 255},   // one tile
+		{512, 512, "", 255},     // one tile
 		{513, 512, "auto", 425}, // two tiles
 		{100, 100, "high", 255}, // never scaled up
 	} {

@@ -28,8 +28,8 @@ type Synthetic struct {
 	// ImageSizes[i mod len] for request i; not with AsPrompt.
 	ImageSizes       []ImageSize
 	ImagesPerRequest int
-	Tags          map[string]string
-	Seed          uint64
+	Tags             map[string]string
+	Seed             uint64
 }
 
 // Check reports the first inconsistent setting.
