@@ -75,6 +75,12 @@ type formatFields struct {
 // there is none; a refusal naming the field when it is malformed or its
 // schema does not compile.
 func newOutputCheck(body []byte) (*outputCheck, *requestError) {
+	// Most bodies ask for no format: skip the second parse unless a key
+	// that may ask for one is there (or a \u escape could spell one).
+	if !bytes.Contains(body, []byte(`format"`)) && !bytes.Contains(body, []byte(`responseMimeType"`)) &&
+		!bytes.Contains(body, []byte(`\u`)) {
+		return nil, nil
+	}
 	var f formatFields
 	if err := json.Unmarshal(body, &f); err != nil {
 		return nil, nil // not our business: the upstream says what is wrong

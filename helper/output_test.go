@@ -190,3 +190,24 @@ func startMockServer(t *testing.T, m *mockllm.Server) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// The quick skip of bodies without a format key misses no spelling of one.
+func TestOutputCheckFindsEscapedKeys(t *testing.T) {
+	for _, body := range []string{
+		`{"response_format":{"type":"json_object"}}`,
+		`{"response_form\u0061t":{"type":"json_object"}}`,
+		`{"text":{"format":{"type":"json_object"}}}`,
+		`{"generationConfig":{"responseMimeType":"application/json"}}`,
+		`{"format":"json"}`,
+	} {
+		c, rerr := newOutputCheck([]byte(body))
+		if rerr != nil || c == nil {
+			t.Errorf("%s: check %v, refusal %v; want a check", body, c, rerr)
+		}
+	}
+	for _, body := range []string{`{"messages":[]}`, `{"format":""}`, `{"response_format":{"type":"text"}}`} {
+		if c, rerr := newOutputCheck([]byte(body)); c != nil || rerr != nil {
+			t.Errorf("%s: check %v, refusal %v; want none", body, c, rerr)
+		}
+	}
+}
