@@ -198,6 +198,12 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	if p.audit != nil {
 		p.audit.audit(r.Context(), rec, rr)
 	}
+	if p.output != nil {
+		p.output.check(rec, rr)
+		if oc := rr.OutputCheck; oc != nil {
+			oc.Detail = p.redactor.String(oc.Detail)
+		}
+	}
 	if lag, ok := h.canary.maxSince(mark); ok {
 		ns := int64(lag)
 		rr.ClientLagNS = &ns

@@ -78,9 +78,10 @@ type parsed struct {
 	url      *url.URL
 	samples  *metrics.Options
 	redactor *redact.Redactor
-	logURL   string   // the upstream as logs may show it
-	keepText bool     // the answer returns the text (the engine may keep it for the audit)
-	audit    *auditor // the token audit, nil when off
+	logURL   string       // the upstream as logs may show it
+	keepText bool         // the answer returns the text (the engine may keep it for the audit)
+	audit    *auditor     // the token audit, nil when off
+	output   *outputCheck // the structured-output check, nil when none was asked for
 	// For the request's record:
 	id          string
 	tags        map[string]string
@@ -169,11 +170,16 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	if rerr != nil {
 		return nil, rerr
 	}
+	output, rerr := newOutputCheck(body)
+	if rerr != nil {
+		return nil, rerr
+	}
 	p := &parsed{
 		url:      u,
 		samples:  samples,
 		keepText: sr.KeepText,
 		audit:    audit,
+		output:   output,
 		req: &stream.Request{
 			URL:            sr.URL,
 			Dialect:        d,
@@ -182,7 +188,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 			NoIncludeUsage: sr.IncludeUsage != nil && !*sr.IncludeUsage,
 			Timeout:        timeout,
 			IdleTimeout:    idle,
-			KeepText:       sr.KeepText || audit != nil,
+			KeepText:       sr.KeepText || audit != nil || output != nil,
 			KeepTimeline:   sr.KeepTimeline,
 		},
 	}

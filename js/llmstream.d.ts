@@ -221,6 +221,13 @@ export interface Result {
   expectedOutputTokens: number | null;
   /** True when the request succeeded with another output length than expectedOutputTokens. */
   outputLengthMismatch: boolean;
+  /**
+   * The helper's check of a structured answer (a body with response_format or
+   * the dialect's own JSON field): '' when valid, else the reason of its
+   * llm_output_invalid sample ('not_json', 'schema', 'tool_calls', 'too_long');
+   * null when the answer was not checked.
+   */
+  outputInvalid: string | null;
   /** The helper's JSON answer as received (its error answer for helper refusals), or null. */
   raw: { [field: string]: unknown } | null;
 }
@@ -236,6 +243,47 @@ export interface ServerTimings {
   promptTokens: number;
   outputTokens: number;
 }
+
+/** A generated image of a dataset entry's message (xk6-llmstream dataset --image-sizes). */
+export interface EntryImage {
+  /** data:image/png;base64,... */
+  url: string;
+  width: number;
+  height: number;
+}
+
+/** An image part of a chat message (OpenAI chat's shape; chat() maps it to each API's). */
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'low' | 'high' | 'auto' };
+}
+
+/** A text part of a chat message. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+/**
+ * An image part for a chat message's content array: url is a data URL
+ * (data:image/png;base64,...) or an http(s) URL. chat() sends it as the API's
+ * own part: OpenAI chat and Cohere image_url, Responses input_image, Anthropic
+ * image (base64 or url source), Gemini inline_data or file_data, ollama images
+ * (data URLs only).
+ */
+export function image(url: string, options?: { detail?: 'low' | 'high' | 'auto' }): ImagePart;
+
+/**
+ * A chat() body's response_format: JSON output, with a JSON schema or without.
+ * chat() sends it as the API's own field: OpenAI chat response_format,
+ * Responses text.format, Anthropic output_config.format (a schema is
+ * required), Gemini generationConfig.responseMimeType + responseJsonSchema,
+ * Cohere response_format {type: 'json_object', json_schema}, ollama format.
+ */
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name?: string; schema: { [k: string]: unknown }; strict?: boolean } }
+  | { type: 'text' };
 
 /**
  * A chat() body (messages, max_tokens, ...) as the request body of dialect api:
@@ -330,6 +378,7 @@ export const METRICS: {
   readonly stageFirstToken: 'llm_stage_first_token';
   readonly cost: 'llm_cost';
   readonly outputTokenMismatch: 'llm_output_token_mismatch';
+  readonly outputInvalid: 'llm_output_invalid';
 };
 /** A Client's prices, in currency units per million tokens. */
 export interface Prices {
@@ -349,7 +398,7 @@ export const REQUEST_ID_METADATA: 'llm_request_id';
 export interface Entry {
   v: 1;
   id: string;
-  messages?: { role: string; content: string }[];
+  messages?: { role: string; content: string; images?: EntryImage[] }[];
   prompt?: string;
   max_tokens: number;
   output_tokens: number;

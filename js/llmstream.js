@@ -25,6 +25,7 @@
 //   lib/metrics.js    the llm_* metrics and how a request's samples are added
 //   lib/answer.js     reading the helper's answer
 //   lib/dialects.js   each dialect's request body
+//   lib/media.js      image() parts and response_format in each dialect's shape
 //   lib/options.js    itl, slo, fixedOutputTokens; lib/pricing.js: prices
 //   lib/fields.js     known request fields, the warning for a typo
 //   lib/urls.js       endpoint URLs; lib/durations.js: '1m30s' and friends
@@ -48,6 +49,7 @@ export { Client } from './lib/client.js';
 export { durationMs } from './lib/durations.js';
 export { endpointURL } from './lib/urls.js';
 export { dialectBody, FIXED_LENGTH_DIALECTS } from './lib/dialects.js';
+export { image } from './lib/media.js';
 export { parseDataset, Dataset } from './lib/dataset.js';
 export { Session } from './lib/session.js';
 export { prng, gammaSampler } from './lib/random.js';

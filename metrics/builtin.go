@@ -48,6 +48,7 @@ const (
 	ArrivalsDropped      = "llm_arrivals_dropped"
 	ArrivalLateness      = "llm_arrival_lateness"
 	OutputTokenMismatch  = "llm_output_token_mismatch"
+	OutputInvalid        = "llm_output_invalid"
 )
 
 // Builtin lists every metric the module declares, in the order a request's
@@ -80,6 +81,7 @@ var Builtin = []Metric{
 	{ArrivalsDropped, Counter, false},
 	{ArrivalLateness, Trend, true},
 	{OutputTokenMismatch, Rate, false},
+	{OutputInvalid, Rate, false},
 }
 
 // Lookup finds a builtin metric by name.
@@ -111,6 +113,11 @@ const (
 	TagError       = "error"
 	TagTokenSource = "token_source"
 )
+
+// TagReason is the tag of an llm_output_invalid sample of 1: why the
+// structured answer is invalid (records.OutputCheck.Invalid). It is the only
+// tag a sample carries of its own (Series.Tags).
+const TagReason = "reason"
 
 // ModuleTags are the module's own tag keys, in the order Tags returns them.
 var ModuleTags = []string{TagModel, TagAPI, TagStatus, TagError, TagTokenSource}

@@ -12,6 +12,9 @@ import (
 type Series struct {
 	Metric string    `json:"metric"`
 	Values []float64 `json:"values"`
+	// Tags are the samples' own tags beside the request's (only
+	// llm_output_invalid's reason has any); absent when none.
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // ITLMode says which llm_itl samples a request gets (the Client's itl option).
@@ -70,6 +73,9 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //     llm_output_length_mismatch as Options ask.
 //   - llm_output_token_mismatch: a successful request with a token audit
 //     that could judge it (TokenMismatch).
+//   - llm_output_invalid: a successful request whose structured answer the
+//     helper checked (records.OutputCheck): 1 with the tag reason when
+//     invalid, else 0.
 func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}
@@ -129,6 +135,12 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	}
 	if mismatch, ok := TokenMismatch(rec); ok {
 		b.one(OutputTokenMismatch, boolValue(mismatch))
+	}
+	if c := rec.OutputCheck; c != nil && rec.OK() {
+		b.one(OutputInvalid, boolValue(c.Invalid != ""))
+		if c.Invalid != "" {
+			b.out[len(b.out)-1].Tags = map[string]string{TagReason: c.Invalid}
+		}
 	}
 	return b.out
 }

@@ -140,3 +140,31 @@ func TestMSRoundsOnceToTheMicrosecond(t *testing.T) {
 		}
 	}
 }
+
+// llm_output_invalid: a checked successful answer gets one sample, 1 with
+// its reason tag when invalid; unchecked or failed requests get none.
+func TestOutputInvalidSample(t *testing.T) {
+	ok := &records.Record{StartNS: 1, OutputCheck: &records.OutputCheck{Schema: true}}
+	bad := &records.Record{StartNS: 1, OutputCheck: &records.OutputCheck{Invalid: "schema"}}
+	failed := &records.Record{StartNS: 1, Error: &records.Error{Kind: "timeout"}, OutputCheck: &records.OutputCheck{Invalid: "not_json"}}
+	find := func(rec *records.Record) *Series {
+		for _, s := range FromRecord(rec, nil) {
+			if s.Metric == OutputInvalid {
+				return &s
+			}
+		}
+		return nil
+	}
+	if s := find(ok); s == nil || s.Values[0] != 0 || s.Tags != nil {
+		t.Errorf("valid: %+v", s)
+	}
+	if s := find(bad); s == nil || s.Values[0] != 1 || s.Tags[TagReason] != "schema" {
+		t.Errorf("invalid: %+v", s)
+	}
+	if s := find(failed); s != nil {
+		t.Errorf("failed request: %+v", s)
+	}
+	if s := find(&records.Record{StartNS: 1}); s != nil {
+		t.Errorf("unchecked request: %+v", s)
+	}
+}

@@ -142,6 +142,12 @@ type ModelConfig struct {
 	// ReasoningField is the OpenAI chat delta field of reasoning text:
 	// "reasoning_content" (DeepSeek, the default) or "reasoning" (newer vLLM).
 	ReasoningField string `json:"reasoning_field"`
+	// InvalidJSON is the share of structured-output answers (a request with
+	// response_format, text.format, output_config.format, responseMimeType
+	// application/json or ollama's format) that are made invalid on purpose:
+	// cut short (not JSON) or, with a schema, half of them with a value of the
+	// wrong type. Drawn per request from the seed.
+	InvalidJSON float64 `json:"invalid_json"`
 	// Faults are the injected failure rates.
 	Faults Faults `json:"faults"`
 }
@@ -402,6 +408,9 @@ func (m *ModelConfig) Validate() error {
 	t := m.TokensPerEvent
 	if t.Min < 0 || t.Max < 0 || (t.Max > 0 && t.Max < t.Min) {
 		return fmt.Errorf("tokens_per_event: min %d, max %d: want 0 ≤ min ≤ max", t.Min, t.Max)
+	}
+	if v := m.InvalidJSON; !(v >= 0 && v <= 1) {
+		return fmt.Errorf("invalid_json: %v is not a share between 0 and 1", v)
 	}
 	if u := m.UsageOverReport; !(u >= 0 && u <= 10) {
 		return fmt.Errorf("usage_over_report: %v is not a share between 0 and 10", u)

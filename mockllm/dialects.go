@@ -84,9 +84,12 @@ func parseDialectRequest(d dialect, r *http.Request, body []byte) (*genRequest, 
 // addWords adds a content's texts to the prompt (counted by the mock's
 // tokenizer, as the other dialects' are) and keeps its words for echo mode.
 func addWords(req *genRequest, what string, raw json.RawMessage) error {
-	texts, err := contentTexts(raw)
+	texts, images, err := contentOf(raw)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := addImages(req, what, images); err != nil {
+		return err
 	}
 	req.Texts = append(req.Texts, texts...)
 	words := fields(texts)
@@ -106,6 +109,9 @@ func parseResponses(body []byte) (*genRequest, error) {
 		MaxOutputTokens *int            `json:"max_output_tokens"`
 		Instructions    json.RawMessage `json:"instructions"`
 		Input           json.RawMessage `json:"input"`
+		Text            struct {
+			Format json.RawMessage `json:"format"`
+		} `json:"text"`
 	}
 	if err := decodeBody(body, &w); err != nil {
 		return nil, err
@@ -117,6 +123,11 @@ func parseResponses(body []byte) (*genRequest, error) {
 	if err := addWords(req, "instructions", w.Instructions); err != nil {
 		return nil, err
 	}
+	f, err := typedFormat("text.format", w.Text.Format)
+	if err != nil {
+		return nil, err
+	}
+	req.Format = f
 	in := bytes.TrimSpace(w.Input)
 	if len(in) == 0 || in[0] != '[' {
 		return req, addWords(req, "input", in)
@@ -154,6 +165,9 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 			ThinkingConfig  struct {
 				ThinkingBudget int `json:"thinkingBudget"`
 			} `json:"thinkingConfig"`
+			ResponseMimeType   string          `json:"responseMimeType"`
+			ResponseSchema     json.RawMessage `json:"responseSchema"`
+			ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
 		} `json:"generationConfig"`
 	}
 	if err := decodeBody(body, &w); err != nil {
@@ -166,6 +180,17 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 		return nil, err
 	}
 	req.ThinkingBudget = max(w.GenerationConfig.ThinkingConfig.ThinkingBudget, 0)
+	if gc := &w.GenerationConfig; gc.ResponseMimeType == "application/json" {
+		raw, what := gc.ResponseJSONSchema, "generationConfig.responseJsonSchema"
+		if len(raw) == 0 {
+			raw, what = geminiSchema(gc.ResponseSchema), "generationConfig.responseSchema"
+		}
+		f, err := newFormat(what, raw)
+		if err != nil {
+			return nil, err
+		}
+		req.Format = f
+	}
 	if w.SystemInstruction != nil {
 		if err := addWords(req, "systemInstruction.parts", w.SystemInstruction.Parts); err != nil {
 			return nil, err
@@ -189,6 +214,7 @@ func parseOllama(body []byte) (*genRequest, error) {
 		Options  struct {
 			NumPredict *int `json:"num_predict"`
 		} `json:"options"`
+		Format json.RawMessage `json:"format"`
 	}
 	if err := decodeBody(body, &w); err != nil {
 		return nil, err
@@ -203,8 +229,53 @@ func parseOllama(body []byte) (*genRequest, error) {
 		if err := addWords(req, fmt.Sprintf("messages[%d].content", i), m.Content); err != nil {
 			return nil, err
 		}
+		images := make([]imageInput, len(m.Images))
+		for j, data := range m.Images {
+			images[j] = imageInput{data: data}
+		}
+		if err := addImages(req, fmt.Sprintf("messages[%d].images", i), images); err != nil {
+			return nil, err
+		}
 	}
+	f, err := ollamaFormat(w.Format)
+	if err != nil {
+		return nil, err
+	}
+	req.Format = f
 	return req, nil
+}
+
+// geminiSchema turns Gemini's responseSchema (an OpenAPI 3.0 subset whose
+// type names are upper case: OBJECT, STRING, ...) into JSON schema: type
+// names in lower case; the rest as given. Absent stays absent.
+func geminiSchema(raw json.RawMessage) json.RawMessage {
+	var v any
+	if len(bytes.TrimSpace(raw)) == 0 || json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	var lower func(any) any
+	lower = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, e := range t {
+				if s, ok := e.(string); ok && k == "type" {
+					t[k] = strings.ToLower(s)
+				} else {
+					t[k] = lower(e)
+				}
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = lower(e)
+			}
+		}
+		return x
+	}
+	out, err := json.Marshal(lower(v))
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // writeDialectError answers status with an error body in the shape of Gemini,

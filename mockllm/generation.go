@@ -290,6 +290,14 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 	case limit > 0:
 		answer = limit
 	}
+	invalid := ""
+	if req.Format != nil {
+		// A structured answer is a JSON document, as long as it is.
+		var toks []string
+		toks, invalid = req.Format.jsonAnswer(requestRand(s.cfg.Seed, g.seq, purposeFormat), g.mc.InvalidJSON)
+		g.text = newTokens(toks)
+		answer = len(toks)
+	}
 	reasoning := 0
 	if g.d != openAICompletions {
 		reasoning = g.mc.ReasoningTokens.draw(lr, 0)
@@ -306,6 +314,9 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 			answer = limit - reasoning
 		}
 		g.length = reasoning+answer == limit
+	}
+	if req.Format != nil && answer < len(g.text.raw) && invalid == "" {
+		invalid = invalidNotJSON // cut by the limit
 	}
 	g.reasoning, g.total = reasoning, reasoning+answer
 	g.faultAt = 1 + int(at*float64(g.total-1))
@@ -330,6 +341,13 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 		l.OutputTokens, l.ReasoningTokens = g.total, g.reasoning
 		l.FinishReason = g.enc.finishReason(g.length)
 		l.PrefillNS = int64(g.prefill)
+		l.ImageTokens = req.ImageTokens
+		if req.Format != nil {
+			l.OutputInvalid = invalid
+			if invalid == "" {
+				l.OutputInvalid = "valid"
+			}
+		}
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func newPromptCounter(spec string) (*promptCounter, error) {
 func (c *promptCounter) keysContext(ctx context.Context, req *genRequest) ([]uint64, error) {
 	out := idKeys(req)
 	if c.tok == nil {
-		return wordKeys(req, out), nil
+		return imageKeys(req, wordKeys(req, out)), nil
 	}
 	for _, t := range req.Texts {
 		ids, err := c.tok.Encode(ctx, t)
@@ -89,7 +89,7 @@ func (c *promptCounter) keysContext(ctx context.Context, req *genRequest) ([]uin
 			out = append(out, uint64(id))
 		}
 	}
-	return out, nil
+	return imageKeys(req, out), nil
 }
 
 func idKeys(req *genRequest) []uint64 {

@@ -15,6 +15,7 @@ const (
 	purposePrefill
 	purposeDecode
 	purposeHandshake // the TLS handshakes delayed (TLSOptions.HandshakeShare)
+	purposeFormat    // a structured answer's values and validity (InvalidJSON)
 )
 
 // requestRand returns the random source of one purpose of the request with

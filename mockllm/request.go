@@ -46,6 +46,13 @@ type genRequest struct {
 	// GeminiArray: a Gemini streamGenerateContent without alt=sse, which
 	// Google answers with a JSON array rather than server-sent events.
 	GeminiArray bool
+
+	// Images are the prompt's images (image.go); ImageTokens their tokens,
+	// included in InputTokens.
+	Images      []promptImage
+	ImageTokens int
+	// Format is the structured output the request asks for (nil: none).
+	Format *outputFormat
 }
 
 // wireRequest is the union of the request fields of the three APIs that the
@@ -65,6 +72,13 @@ type wireRequest struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
 	} `json:"thinking"`
+	// Structured output: OpenAI chat and Cohere v2 response_format,
+	// Anthropic output_config.format (and the beta output_format).
+	ResponseFormat json.RawMessage `json:"response_format"`
+	OutputConfig   *struct {
+		Format json.RawMessage `json:"format"`
+	} `json:"output_config"`
+	OutputFormat json.RawMessage `json:"output_format"`
 }
 
 type streamOptions struct {
@@ -75,6 +89,8 @@ type streamOptions struct {
 type wireMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// Images are ollama's base64 images of the message.
+	Images []string `json:"images"`
 }
 
 // parseRequest decodes a request body of dialect d. Its errors name the field
@@ -118,7 +134,7 @@ func parseRequest(d dialect, body []byte) (*genRequest, error) {
 		req.InputTokens = len(req.EchoWords) + len(ids)
 	default:
 		if len(w.System) > 0 {
-			texts, err := contentTexts(w.System)
+			texts, _, err := contentOf(w.System)
 			if err != nil {
 				return nil, fmt.Errorf("system: %w", err)
 			}
@@ -126,14 +142,23 @@ func parseRequest(d dialect, body []byte) (*genRequest, error) {
 			req.InputTokens += len(fields(texts))
 		}
 		for i, m := range w.Messages {
-			texts, err := contentTexts(m.Content)
+			what := fmt.Sprintf("messages[%d].content", i)
+			texts, images, err := contentOf(m.Content)
 			if err != nil {
-				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
+				return nil, fmt.Errorf("%s: %w", what, err)
 			}
 			req.Texts = append(req.Texts, texts...)
 			req.EchoWords = fields(texts)
 			req.InputTokens += len(req.EchoWords)
+			if err := addImages(req, what, images); err != nil {
+				return nil, err
+			}
 		}
+		f, err := chatFormat(d, &w)
+		if err != nil {
+			return nil, err
+		}
+		req.Format = f
 	}
 	return req, nil
 }
@@ -147,34 +172,42 @@ func fields(texts []string) []string {
 	return words
 }
 
-// contentTexts returns the texts of a message content: a string, or an array
-// of content parts whose "text" fields are read (other parts are skipped).
-func contentTexts(raw json.RawMessage) ([]string, error) {
+// contentOf returns the texts and images of a message content: a string, or
+// an array of content parts whose "text" fields and images (contentPart) are
+// read (other parts are skipped).
+func contentOf(raw json.RawMessage) ([]string, []imageInput, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	switch raw[0] {
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []string{s}, nil
+		return []string{s}, nil, nil
 	case '[':
-		var parts []struct {
-			Text string `json:"text"`
-		}
+		var parts []contentPart
 		if err := json.Unmarshal(raw, &parts); err != nil {
-			return nil, fmt.Errorf("want a string or an array of content parts: %w", err)
+			return nil, nil, fmt.Errorf("want a string or an array of content parts: %w", err)
 		}
 		texts := make([]string, 0, len(parts))
-		for _, p := range parts {
+		var images []imageInput
+		for i, p := range parts {
+			im, ok, err := p.image()
+			if err != nil {
+				return nil, nil, fmt.Errorf("part %d: %w", i, err)
+			}
+			if ok {
+				images = append(images, im)
+				continue
+			}
 			texts = append(texts, p.Text)
 		}
-		return texts, nil
+		return texts, images, nil
 	}
-	return nil, errors.New("want a string or an array of content parts")
+	return nil, nil, errors.New("want a string or an array of content parts")
 }
 
 // promptTexts returns the texts of a completions prompt (a string or an array

@@ -39,6 +39,13 @@ type RequestLog struct {
 	// in usage; CachedTokens how many of them the prefix cache served.
 	InputTokens  int `json:"input_tokens"`
 	CachedTokens int `json:"cached_tokens"`
+	// ImageTokens is the part of InputTokens the prompt's images cost
+	// (ImageTokens' rule).
+	ImageTokens int `json:"image_tokens,omitempty"`
+	// OutputInvalid is set when the request asked for structured output:
+	// "valid", or why the answer was made invalid on purpose ("not_json":
+	// cut short, also by max_tokens; "schema": a value of the wrong type).
+	OutputInvalid string `json:"output_invalid,omitempty"`
 	// OutputTokens and ReasoningTokens are the tokens planned for the answer
 	// (reasoning included in OutputTokens); SentTokens those actually sent.
 	OutputTokens    int `json:"output_tokens"`

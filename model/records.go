@@ -198,6 +198,10 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 			continue
 		}
 		rr.p.Metric = recordMetrics[bit].Name
+		base := rr.p.Tags
+		if len(s.Tags) > 0 { // a sample's own tags (llm_output_invalid's reason)
+			rr.p.Tags = rr.withTags(base, s.Tags)
+		}
 		for _, v := range s.Values {
 			rr.p.Value = v
 			st.Points++
@@ -206,8 +210,23 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 				return err
 			}
 		}
+		rr.p.Tags = base
 	}
 	return nil
+}
+
+// withTags is base with extra tags added (an extra one wins).
+func (rr *recordReader) withTags(base *k6json.TagSet, extra map[string]string) *k6json.TagSet {
+	tags := make([]k6json.Tag, 0, base.Len()+len(extra))
+	for k, v := range base.All() {
+		if _, ok := extra[k]; !ok {
+			tags = append(tags, k6json.Tag{Key: k, Value: v})
+		}
+	}
+	for k, v := range extra {
+		tags = append(tags, k6json.Tag{Key: k, Value: v})
+	}
+	return rr.sc.Intern(tags)
 }
 
 // prepareRecords finds the records inputs. Without any it returns nil (a nil

@@ -121,6 +121,28 @@ type Record struct {
 	// server's usage report, when the Client asked for the audit
 	// (tokenAudit); absent otherwise.
 	TokenAudit *TokenAudit `json:"token_audit,omitempty"`
+
+	// OutputCheck is the helper's check of a structured answer, when the
+	// request asked for JSON output (response_format, text.format,
+	// output_config.format, responseMimeType, ollama format); absent
+	// otherwise. An optional field added in version 1.
+	OutputCheck *OutputCheck `json:"output_check,omitempty"`
+}
+
+// OutputCheck is one structured answer's check: whether its text parses as
+// JSON and, when the request gave a schema, validates against it.
+type OutputCheck struct {
+	// Schema is true when the request gave a JSON schema.
+	Schema bool `json:"schema,omitempty"`
+	// Invalid is why the answer is not what was asked for: "not_json" (the
+	// text does not parse), "schema" (it does not validate), "tool_calls"
+	// (the answer came as tool calls, not text), "too_long" (over the
+	// check's size limit, so not checked: counted invalid, failing closed);
+	// "" for a valid answer.
+	Invalid string `json:"invalid,omitempty"`
+	// Detail says what is wrong (the parse error, the schema's error at its
+	// JSON pointer); never the text itself.
+	Detail string `json:"detail,omitempty"`
 }
 
 // TokenAudit is one request's token-count audit: the streamed answer and

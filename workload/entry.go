@@ -40,8 +40,10 @@ type Entry struct {
 	Tags map[string]string `json:"tags,omitempty"`
 }
 
-// Message is one chat message.
+// Message is one chat message. Images (generated PNGs, --image-sizes) go
+// with the text; the module sends them as the dialect's image parts.
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string  `json:"role"`
+	Content string  `json:"content"`
+	Images  []Image `json:"images,omitempty"`
 }

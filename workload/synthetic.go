@@ -23,8 +23,13 @@ type Synthetic struct {
 	PrefixGroups  int
 	PrefixTokens  int
 	AsPrompt      bool // write "prompt" (completions APIs) instead of "messages"
-	Tags          map[string]string
-	Seed          uint64
+	// ImageSizes, when set, give every request's (first turn's) user message
+	// ImagesPerRequest generated PNG images (at least 1) of size
+	// ImageSizes[i mod len] for request i; not with AsPrompt.
+	ImageSizes       []ImageSize
+	ImagesPerRequest int
+	Tags             map[string]string
+	Seed             uint64
 }
 
 // Check reports the first inconsistent setting.
@@ -40,6 +45,10 @@ func (s Synthetic) Check() error {
 		return fmt.Errorf("%d requests do not make whole sessions of %d turns", s.Requests, s.Turns)
 	case s.PrefixGroups < 0 || s.PrefixTokens < 0:
 		return fmt.Errorf("prefix groups and prefix tokens cannot be negative")
+	case len(s.ImageSizes) > 0 && s.AsPrompt:
+		return fmt.Errorf("images need chat messages; they cannot go with a completions prompt (--as-prompt)")
+	case s.ImagesPerRequest < 0 || s.ImagesPerRequest > 16:
+		return fmt.Errorf("images per request must be 0 to 16, got %d", s.ImagesPerRequest)
 	case (s.PrefixGroups > 0) != (s.PrefixTokens > 0):
 		return fmt.Errorf("shared prefixes need both a number of groups and a prefix length, got %d groups of %d tokens", s.PrefixGroups, s.PrefixTokens)
 	}
@@ -166,6 +175,16 @@ func (s Synthetic) entry(ctx context.Context, i int, tok Tokenizer, gen *TextGen
 		e.Prompt = text
 	} else {
 		e.Messages = []Message{{Role: "user", Content: text}}
+		if len(s.ImageSizes) > 0 && e.Turn <= 1 {
+			size := s.ImageSizes[i%len(s.ImageSizes)]
+			for k := range max(s.ImagesPerRequest, 1) {
+				u, err := PNGDataURL(size.W, size.H, s.Seed^uint64(i)<<8^uint64(k))
+				if err != nil {
+					return Entry{}, err
+				}
+				e.Messages[0].Images = append(e.Messages[0].Images, Image{URL: u, Width: size.W, Height: size.H})
+			}
+		}
 	}
 	return e, nil
 }

@@ -47,6 +47,8 @@ type datasetFlags struct {
 	out, input, format, tokenizer string
 	inputLen, outputLen, turnLen  string
 	requests, turns, groups, plen int
+	imageSizes                    string
+	imagesPer                     int
 	blockTokens                   int
 	skipNote                      string // what a trace's build skipped
 	seed                          uint64
@@ -128,6 +130,8 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	fs.IntVar(&f.turns, "turns", 1, "synthetic turns per session (1: no sessions)")
 	fs.IntVar(&f.groups, "prefix-groups", 0, "synthetic shared-prefix groups")
 	fs.IntVar(&f.plen, "prefix-tokens", 0, "length of each group's shared prefix, in tokens")
+	fs.StringVar(&f.imageSizes, "image-sizes", "", "synthetic image prompts: give each request's user message generated PNG images of these `WxH,...` sizes (request i: size i mod count)")
+	fs.IntVar(&f.imagesPer, "images-per-request", 1, "images per request with --image-sizes")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.BoolVar(&f.asPrompt, "as-prompt", false, `write "prompt" (completions APIs) instead of "messages"`)
 	fs.BoolVar(&f.progress, "progress", false, "draw the progress bar even when standard error is not a terminal")
@@ -148,6 +152,9 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	if f.requests < 0 {
 		return nil, usagef("--requests must not be negative, got %d", f.requests)
 	}
+	if f.imageSizes != "" && f.input != "" {
+		return nil, usagef("--image-sizes makes synthetic image prompts; it does not go with --input")
+	}
 	return f, nil
 }
 
@@ -165,6 +172,12 @@ func datasetSynthetic(ctx context.Context, f *datasetFlags, tok workload.Tokeniz
 		s.Requests = 1000
 	}
 	var err error
+	if f.imageSizes != "" {
+		if s.ImageSizes, err = workload.ParseImageSizes(f.imageSizes); err != nil {
+			return usagef("--image-sizes: %v", err)
+		}
+		s.ImagesPerRequest = f.imagesPer
+	}
 	if s.Input, err = workload.ParseDist(f.inputLen); err != nil {
 		return usagef("--input-tokens: %v", err)
 	}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,5 +176,51 @@ func TestDatasetNoPartialOutput(t *testing.T) {
 	}
 	if st, err := os.Stat(good); err != nil || st.Mode().Perm() != 0o644 {
 		t.Errorf("output mode: %v, %v", st.Mode(), err)
+	}
+}
+
+// --image-sizes: each request's user message carries generated PNGs of the
+// sizes in turn (decoded here to their size), the same seed gives the same
+// bytes; a bad size, --as-prompt or --input with it are usage errors naming
+// the flag.
+func TestDatasetImagePrompts(t *testing.T) {
+	t.Parallel()
+	args := []string{"--requests", "3", "--input-tokens", "8", "--output-tokens", "4", "--image-sizes", "64x32,16x16", "--images-per-request", "2"}
+	out, _, err := runDatasetT(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, _ := runDatasetT(t, args...)
+	if out != again {
+		t.Error("the same flags gave different files")
+	}
+	sizes := [][2]int{{64, 32}, {16, 16}, {64, 32}}
+	for i, e := range readEntries(t, out) {
+		ims := e.Messages[0].Images
+		if len(ims) != 2 || ims[0].URL == ims[1].URL {
+			t.Fatalf("entry %d: %d images (distinct: %v), want 2 distinct", i, len(ims), len(ims) == 2 && ims[0].URL != ims[1].URL)
+		}
+		for _, im := range ims {
+			b64, ok := strings.CutPrefix(im.URL, "data:image/png;base64,")
+			raw, derr := base64.StdEncoding.DecodeString(b64)
+			cfg, perr := png.DecodeConfig(bytes.NewReader(raw))
+			if !ok || derr != nil || perr != nil || cfg.Width != sizes[i][0] || cfg.Height != sizes[i][1] ||
+				im.Width != sizes[i][0] || im.Height != sizes[i][1] {
+				t.Errorf("entry %d: image %dx%d (%v %v), want %v", i, cfg.Width, cfg.Height, derr, perr, sizes[i])
+			}
+		}
+	}
+	for _, bad := range [][]string{
+		{"--image-sizes", "64"},
+		{"--image-sizes", "0x10"},
+		{"--image-sizes", "9000x10"},
+		{"--image-sizes", "8x8", "--as-prompt"},
+		{"--image-sizes", "8x8", "--input", "x.jsonl"},
+	} {
+		_, _, err := runDatasetT(t, bad...)
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), "image") {
+			t.Errorf("%q: got %v, want a usage error about the images", bad, err)
+		}
 	}
 }

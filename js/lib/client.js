@@ -11,6 +11,7 @@ import { warnUnknownFields } from './fields.js';
 import { ambientScheduledMs } from './internal/schedule.js';
 import { stringTags, plainObject, positiveInt } from './internal/values.js';
 import { declareSLOMetric, addSamples, firstSample, allSamples, failureSamples } from './metrics.js';
+import { outputInvalidOf } from './media.js';
 import { itlOption, sloOption, sampleOptions, workloadOptions } from './options.js';
 import { pricesOption } from './pricing.js';
 import { endpointURL, checkBaseURL, modelURL } from './urls.js';
@@ -307,6 +308,7 @@ export class Client {
     r.entryId = req.entryID;
     r.expectedOutputTokens = req.expectedOutput;
     r.outputLengthMismatch = firstSample(samples, WORKLOAD_METRICS.outputLengthMismatch) === 1;
+    r.outputInvalid = outputInvalidOf(samples);
     if (!r.warmup) this._record(req, r, samples, answer.tags);
     return r;
   }

@@ -1,12 +1,14 @@
 // The request body of each dialect, built from a chat() body.
 
+import { mediaBody, isImagePart, geminiImagePart } from './media.js';
+
 /**
  * Turns a chat() body (OpenAI chat shape: messages, max_tokens, ...) into the
  * request body of dialect api. A body already in the dialect's own shape
  * (input, contents, ...) is left as it is; the dialect's own fields win.
  */
 export function dialectBody(api, body) {
-  const b = Object.assign({}, body);
+  const b = mediaBody(api, Object.assign({}, body));
   const move = (from, to) => {
     if (b[from] !== undefined && b[to] === undefined) b[to] = b[from];
     delete b[from];
@@ -54,11 +56,13 @@ function geminiBody(b) {
   return b;
 }
 
-// geminiParts is a chat message content (a string or text parts) as parts.
+// geminiParts is a chat message content (a string, text and image parts)
+// as parts; images become inline_data or file_data (geminiImagePart).
 function geminiParts(content) {
   if (typeof content === 'string') return [{ text: content }];
   if (!Array.isArray(content)) return [];
-  return content.filter((p) => p && typeof p.text === 'string').map((p) => ({ text: p.text }));
+  return content.filter((p) => p && (typeof p.text === 'string' || isImagePart(p)))
+    .map((p) => (isImagePart(p) ? geminiImagePart(p) : { text: p.text }));
 }
 
 /**

@@ -2,6 +2,7 @@
 // request body of one in a Client's dialect.
 
 import { positiveInt } from './internal/values.js';
+import { entryImages } from './media.js';
 
 // A dataset entry (docs/dataset.md) is recognised by "v" and messages or prompt.
 export function isEntry(p) {
@@ -16,7 +17,7 @@ export function isEntry(p) {
 export function entryBody(e, api) {
   const body = {};
   if (positiveInt(e.max_tokens)) body.max_tokens = e.max_tokens;
-  const messages = Array.isArray(e.messages) ? e.messages : [{ role: 'user', content: e.prompt }];
+  const messages = (Array.isArray(e.messages) ? e.messages : [{ role: 'user', content: e.prompt }]).map(entryImages);
   if (api === 'openai-completions') {
     if (typeof e.prompt === 'string') {
       body.prompt = e.prompt;

@@ -16,7 +16,7 @@ const KNOWN_FIELDS = new Set([
   'input', 'instructions', 'max_output_tokens', 'previous_response_id', 'reasoning', 'text', 'truncation',
   'include', 'background', 'max_tool_calls', 'conversation',
   // Anthropic messages
-  'system', 'stop_sequences', 'top_k', 'thinking', 'container', 'mcp_servers',
+  'system', 'stop_sequences', 'top_k', 'thinking', 'container', 'mcp_servers', 'output_config', 'output_format',
   // Gemini
   'contents', 'systemInstruction', 'generationConfig', 'safetySettings', 'toolConfig', 'cachedContent',
   // Cohere v2 chat

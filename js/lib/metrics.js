@@ -17,6 +17,7 @@ for (const k of TIME_TRENDS) metricByName[METRICS[k]] = new Trend(METRICS[k], tr
 for (const k of COUNTERS) metricByName[METRICS[k]] = new Counter(METRICS[k]);
 metricByName[METRICS.requestsFailed] = new Rate(METRICS.requestsFailed);
 metricByName[METRICS.outputTokenMismatch] = new Rate(METRICS.outputTokenMismatch);
+metricByName[METRICS.outputInvalid] = new Rate(METRICS.outputInvalid);
 metricByName[WORKLOAD_METRICS.outputLengthMismatch] = new Counter(WORKLOAD_METRICS.outputLengthMismatch);
 export const mDropped = new Counter(WORKLOAD_METRICS.arrivalsDropped);
 export const mLateness = new Trend(WORKLOAD_METRICS.arrivalLateness, true);
@@ -42,7 +43,9 @@ export function addSamples(samples, tags) {
     const m = metricByName[samples[i].metric];
     if (m === undefined) continue;
     const v = samples[i].values;
-    for (let j = 0; j < v.length; j++) m.add(v[j], tags);
+    // A sample's own tags (llm_output_invalid's reason) go with the request's.
+    const t = samples[i].tags ? Object.assign({}, tags, samples[i].tags) : tags;
+    for (let j = 0; j < v.length; j++) m.add(v[j], t);
   }
 }
 

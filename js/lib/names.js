@@ -40,6 +40,7 @@ export const METRICS = Object.freeze({
   stageFirstToken: 'llm_stage_first_token',
   cost: 'llm_cost',
   outputTokenMismatch: 'llm_output_token_mismatch',
+  outputInvalid: 'llm_output_invalid',
 });
 
 /** The error kind of a request the helper refused or did not answer. */
