@@ -55,7 +55,7 @@ export const options = {
 
 export default function () {
   const entry = data.next();
-  const images = entry.messages[0].images || [];
+  const images = (entry.messages && entry.messages[0].images) || [];
   const size = images.length > 0 ? `${images[0].width}x${images[0].height}` : 'none';
   const r = llm.chat(entry, { tags: { image_size: size } });
   check(r, { 'stream completed': (x) => x.ok });
