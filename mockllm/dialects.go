@@ -106,12 +106,16 @@ func parseResponses(body []byte) (*genRequest, error) {
 		MaxOutputTokens *int            `json:"max_output_tokens"`
 		Instructions    json.RawMessage `json:"instructions"`
 		Input           json.RawMessage `json:"input"`
+		Tools           []json.RawMessage `json:"tools"`
 	}
 	if err := decodeBody(body, &w); err != nil {
 		return nil, err
 	}
 	req := &genRequest{Model: w.Model, Stream: w.Stream}
 	if err := setMaxTokens(req, "max_output_tokens", w.MaxOutputTokens); err != nil {
+		return nil, err
+	}
+	if err := addTools(req, w.Tools, nil); err != nil {
 		return nil, err
 	}
 	if err := addWords(req, "instructions", w.Instructions); err != nil {
@@ -124,6 +128,16 @@ func parseResponses(body []byte) (*genRequest, error) {
 	var items []wireMessage
 	if err := json.Unmarshal(in, &items); err != nil {
 		return nil, fmt.Errorf("input: want a string or a list of items: %w", err)
+	}
+	var types []struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(in, &types); err == nil {
+		for _, t := range types {
+			if t.Type == "function_call_output" {
+				req.ToolResults++
+			}
+		}
 	}
 	for i, it := range items {
 		if err := addWords(req, fmt.Sprintf("input[%d].content", i), it.Content); err != nil {
@@ -149,6 +163,7 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 	var w struct {
 		Contents          []geminiContent `json:"contents"`
 		SystemInstruction *geminiContent  `json:"systemInstruction"`
+		Tools             []json.RawMessage `json:"tools"`
 		GenerationConfig  struct {
 			MaxOutputTokens *int `json:"maxOutputTokens"`
 			ThinkingConfig  struct {
@@ -166,6 +181,12 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 		return nil, err
 	}
 	req.ThinkingBudget = max(w.GenerationConfig.ThinkingConfig.ThinkingBudget, 0)
+	if err := addTools(req, w.Tools, nil); err != nil {
+		return nil, err
+	}
+	for _, c := range w.Contents {
+		req.ToolResults += countToolResults(c.Parts)
+	}
 	if w.SystemInstruction != nil {
 		if err := addWords(req, "systemInstruction.parts", w.SystemInstruction.Parts); err != nil {
 			return nil, err
@@ -186,6 +207,7 @@ func parseOllama(body []byte) (*genRequest, error) {
 		Model    string        `json:"model"`
 		Stream   *bool         `json:"stream"`
 		Messages []wireMessage `json:"messages"`
+		Tools    []json.RawMessage `json:"tools"`
 		Options  struct {
 			NumPredict *int `json:"num_predict"`
 		} `json:"options"`
@@ -194,6 +216,9 @@ func parseOllama(body []byte) (*genRequest, error) {
 		return nil, err
 	}
 	req := &genRequest{Model: w.Model, Stream: w.Stream == nil || *w.Stream}
+	if err := addTools(req, w.Tools, w.Messages); err != nil {
+		return nil, err
+	}
 	if n := w.Options.NumPredict; n != nil && *n >= -2 && *n < 0 {
 		n = nil // -1: no limit, -2: fill the context
 	} else if err := setMaxTokens(req, "options.num_predict", n); err != nil {

@@ -15,6 +15,7 @@ const (
 	purposePrefill
 	purposeDecode
 	purposeHandshake // the TLS handshakes delayed (TLSOptions.HandshakeShare)
+	purposeTool      // which tool a tool-call answer calls, and its arguments
 )
 
 // requestRand returns the random source of one purpose of the request with

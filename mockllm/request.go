@@ -43,6 +43,11 @@ type genRequest struct {
 	// prompt (completions), for echo mode.
 	EchoWords []string
 
+	// Tools are the tools the request offers; ToolResults counts the tool
+	// results in its conversation (tools.go).
+	Tools       []toolSpec
+	ToolResults int
+
 	// GeminiArray: a Gemini streamGenerateContent without alt=sse, which
 	// Google answers with a JSON array rather than server-sent events.
 	GeminiArray bool
@@ -57,6 +62,7 @@ type wireRequest struct {
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	StreamOptions       *streamOptions  `json:"stream_options"`
 	Messages            []wireMessage   `json:"messages"`
+	Tools               []json.RawMessage `json:"tools"`
 	Prompt              json.RawMessage `json:"prompt"`
 	System              json.RawMessage `json:"system"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
@@ -85,6 +91,9 @@ func parseRequest(d dialect, body []byte) (*genRequest, error) {
 		return nil, err
 	}
 	req := &genRequest{Model: w.Model, Stream: w.Stream, IgnoreEOS: w.IgnoreEOS}
+	if err := addTools(req, w.Tools, w.Messages); err != nil {
+		return nil, err
+	}
 	for _, mt := range []struct {
 		name string
 		v    *int
