@@ -101,11 +101,11 @@ func addWords(req *genRequest, what string, raw json.RawMessage) error {
 // of message items), instructions, max_output_tokens, stream.
 func parseResponses(body []byte) (*genRequest, error) {
 	var w struct {
-		Model           string          `json:"model"`
-		Stream          bool            `json:"stream"`
-		MaxOutputTokens *int            `json:"max_output_tokens"`
-		Instructions    json.RawMessage `json:"instructions"`
-		Input           json.RawMessage `json:"input"`
+		Model           string            `json:"model"`
+		Stream          bool              `json:"stream"`
+		MaxOutputTokens *int              `json:"max_output_tokens"`
+		Instructions    json.RawMessage   `json:"instructions"`
+		Input           json.RawMessage   `json:"input"`
 		Tools           []json.RawMessage `json:"tools"`
 	}
 	if err := decodeBody(body, &w); err != nil {
@@ -161,8 +161,8 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 		return nil, fmt.Errorf("path %s: want /v1beta/models/{model}:streamGenerateContent or :generateContent", r.URL.Path)
 	}
 	var w struct {
-		Contents          []geminiContent `json:"contents"`
-		SystemInstruction *geminiContent  `json:"systemInstruction"`
+		Contents          []geminiContent   `json:"contents"`
+		SystemInstruction *geminiContent    `json:"systemInstruction"`
 		Tools             []json.RawMessage `json:"tools"`
 		GenerationConfig  struct {
 			MaxOutputTokens *int `json:"maxOutputTokens"`
@@ -204,9 +204,9 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 // and stream, which is true when absent.
 func parseOllama(body []byte) (*genRequest, error) {
 	var w struct {
-		Model    string        `json:"model"`
-		Stream   *bool         `json:"stream"`
-		Messages []wireMessage `json:"messages"`
+		Model    string            `json:"model"`
+		Stream   *bool             `json:"stream"`
+		Messages []wireMessage     `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
 		Options  struct {
 			NumPredict *int `json:"num_predict"`

@@ -56,17 +56,17 @@ type genRequest struct {
 // wireRequest is the union of the request fields of the three APIs that the
 // mock reads. Unknown fields are ignored, as real servers do.
 type wireRequest struct {
-	Model               string          `json:"model"`
-	Stream              bool            `json:"stream"`
-	MaxTokens           *int            `json:"max_tokens"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	StreamOptions       *streamOptions  `json:"stream_options"`
-	Messages            []wireMessage   `json:"messages"`
+	Model               string            `json:"model"`
+	Stream              bool              `json:"stream"`
+	MaxTokens           *int              `json:"max_tokens"`
+	MaxCompletionTokens *int              `json:"max_completion_tokens"`
+	StreamOptions       *streamOptions    `json:"stream_options"`
+	Messages            []wireMessage     `json:"messages"`
 	Tools               []json.RawMessage `json:"tools"`
-	Prompt              json.RawMessage `json:"prompt"`
-	System              json.RawMessage `json:"system"`
-	IgnoreEOS           bool            `json:"ignore_eos"`
-	MinTokens           *int            `json:"min_tokens"`
+	Prompt              json.RawMessage   `json:"prompt"`
+	System              json.RawMessage   `json:"system"`
+	IgnoreEOS           bool              `json:"ignore_eos"`
+	MinTokens           *int              `json:"min_tokens"`
 	Thinking            *struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
