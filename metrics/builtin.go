@@ -48,6 +48,14 @@ const (
 	ArrivalsDropped      = "llm_arrivals_dropped"
 	ArrivalLateness      = "llm_arrival_lateness"
 	OutputTokenMismatch  = "llm_output_token_mismatch"
+
+	// Tool calls and agent loops (docs/agents.md).
+	ToolCalls             = "llm_tool_calls"
+	ToolCallFirstArg      = "llm_tool_call_first_arg"
+	ToolCallParseFailures = "llm_tool_call_parse_failures"
+	AgentTaskE2E          = "llm_agent_task_e2e"
+	AgentTaskSteps        = "llm_agent_task_steps"
+	AgentTaskCompleted    = "llm_agent_task_completed"
 )
 
 // Builtin lists every metric the module declares, in the order a request's
@@ -80,6 +88,14 @@ var Builtin = []Metric{
 	{ArrivalsDropped, Counter, false},
 	{ArrivalLateness, Trend, true},
 	{OutputTokenMismatch, Rate, false},
+	{ToolCalls, Counter, false},
+	{ToolCallFirstArg, Trend, true},
+	{ToolCallParseFailures, Counter, false},
+	// Per task of an Agent: made by llmstream.js, the only part that sees
+	// a whole task (its steps are separate requests).
+	{AgentTaskE2E, Trend, true},
+	{AgentTaskSteps, Trend, false},
+	{AgentTaskCompleted, Rate, false},
 }
 
 // Lookup finds a builtin metric by name.
@@ -110,6 +126,14 @@ const (
 	TagStatus      = "status"
 	TagError       = "error"
 	TagTokenSource = "token_source"
+)
+
+// The tags of particular samples: TagStep is on every sample of an Agent's
+// step (from 1), TagReason on llm_tool_call_parse_failures (the reason
+// the arguments did not parse).
+const (
+	TagStep   = "step"
+	TagReason = "reason"
 )
 
 // ModuleTags are the module's own tag keys, in the order Tags returns them.

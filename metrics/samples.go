@@ -12,6 +12,9 @@ import (
 type Series struct {
 	Metric string    `json:"metric"`
 	Values []float64 `json:"values"`
+	// Tags are added to the request's tags for these samples only (the
+	// reason of llm_tool_call_parse_failures); absent for most series.
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // ITLMode says which llm_itl samples a request gets (the Client's itl option).
@@ -70,6 +73,11 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //     llm_output_length_mismatch as Options ask.
 //   - llm_output_token_mismatch: a successful request with a token audit
 //     that could judge it (TokenMismatch).
+//   - llm_tool_calls, llm_tool_call_first_arg, llm_tool_call_parse_failures:
+//     for a request whose answer made tool calls: how many, request start →
+//     the first argument piece of the first call that had one, and one
+//     series per reason (tag reason) of the calls whose arguments did not
+//     parse.
 func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}
@@ -130,6 +138,7 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if mismatch, ok := TokenMismatch(rec); ok {
 		b.one(OutputTokenMismatch, boolValue(mismatch))
 	}
+	b.tools(rec)
 	return b.out
 }
 
@@ -231,6 +240,35 @@ func (b *builder) gaps(rec *records.Record, o *Options) {
 	}
 	b.one(ITLMax, MS(worst))
 	b.one(ITLZeroGaps, float64(zeros))
+}
+
+// tools adds the tool-call samples of a request whose answer made calls.
+func (b *builder) tools(rec *records.Record) {
+	if len(rec.Tools) == 0 && rec.ToolsDropped == 0 {
+		return
+	}
+	b.one(ToolCalls, float64(len(rec.Tools)+rec.ToolsDropped))
+	for _, t := range rec.Tools {
+		if t.FirstArgNS != nil {
+			b.one(ToolCallFirstArg, MS(*t.FirstArgNS))
+			break
+		}
+	}
+	var reasons []string
+	counts := map[string]int{}
+	for _, t := range rec.Tools {
+		if t.ParseError == "" {
+			continue
+		}
+		if counts[t.ParseError] == 0 {
+			reasons = append(reasons, t.ParseError)
+		}
+		counts[t.ParseError]++
+	}
+	for _, r := range reasons {
+		b.out = append(b.out, Series{Metric: ToolCallParseFailures, Values: []float64{float64(counts[r])},
+			Tags: map[string]string{TagReason: r}})
+	}
 }
 
 // offset is where a request's thinning accumulator starts, in [0, 1): a

@@ -117,10 +117,31 @@ type Record struct {
 	// when the canary did not run.
 	ClientLagNS *int64 `json:"client_lag_ns,omitempty"`
 
+	// Tools are the tool calls the model made, in the order they began
+	// (optional; absent for an answer without tool calls). ToolsDropped
+	// counts calls beyond the engine's cap that are not listed.
+	Tools        []ToolCall `json:"tools,omitempty"`
+	ToolsDropped int        `json:"tools_dropped,omitempty"`
+
 	// TokenAudit is the tokenizer's count of the streamed text beside the
 	// server's usage report, when the Client asked for the audit
 	// (tokenAudit); absent otherwise.
 	TokenAudit *TokenAudit `json:"token_audit,omitempty"`
+}
+
+// ToolCall is one tool call of a request's answer.
+type ToolCall struct {
+	ID   string `json:"id,omitempty"` // the API's call id; Gemini and ollama give none
+	Name string `json:"name"`
+	// Arguments is the arguments JSON text as streamed (redacted like the
+	// answer's text).
+	Arguments string `json:"arguments,omitempty"`
+	// FirstArgNS is request start → the read that brought the call's first
+	// argument piece; absent when none came.
+	FirstArgNS *int64 `json:"first_arg_ns,omitempty"`
+	// ParseError is why Arguments is not a JSON object: "invalid_json",
+	// "not_object" or "too_large"; absent when it is one (or is empty).
+	ParseError string `json:"parse_error,omitempty"`
 }
 
 // TokenAudit is one request's token-count audit: the streamed answer and
