@@ -1519,7 +1519,7 @@ const DEFAULT_AGENT_STEPS = 10;
  * tag step (1, 2, ...); each task adds llm_agent_task_e2e (first step's
  * start → last step's end), llm_agent_task_steps and
  * llm_agent_task_completed (ended with an answer within maxSteps, every step
- * ok).
+ * ok), tagged with the script's tags and the last step's module tags.
  */
 export class Agent {
   constructor(client, options) {
@@ -1606,10 +1606,17 @@ export class Agent {
     const ok = steps.every((r) => r.ok);
     const task = { ok: ok, completed: completed && ok, steps: steps, e2e: e2e, text: last.text };
     if (!steps.some((r) => r.warmup)) {
-      const tags = Object.assign({}, this.client.tags, this.tags, co.tags || {}, { model: last.model, api: last.api });
-      if (e2e !== null) mTaskE2E.add(e2e, tags);
-      mTaskSteps.add(steps.length, tags);
-      mTaskCompleted.add(task.completed ? 1 : 0, tags);
+      // The module's own tags are the last step's (the failed one, when a
+      // step failed: the loop stops there).
+      const own = last.raw && last.raw.tags && typeof last.raw.tags === 'object' ? last.raw.tags
+        : { model: last.model, api: last.api, status: String(last.status), error: last.errorKind, token_source: last.tokenSource };
+      const tags = Object.assign({}, this.client.tags, this.tags, co.tags || {}, own);
+      // Every llm_* sample names a request: the task's are the last step's.
+      withMetadata(last.requestId, last.entryId, () => {
+        if (e2e !== null) mTaskE2E.add(e2e, tags);
+        mTaskSteps.add(steps.length, tags);
+        mTaskCompleted.add(task.completed ? 1 : 0, tags);
+      });
     }
     return task;
   }

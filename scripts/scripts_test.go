@@ -51,6 +51,8 @@ var expect = map[string]struct {
 	"multi-turn.js":        {tags: map[string][]string{"scenario": {"conversation"}, "turn": {"1", "2", "3"}}, env: map[string]string{"LLM_THINK": "1ms"}},
 	"poisson.js":           {tags: map[string][]string{"scenario": {"poisson"}}, env: map[string]string{"LLM_RATE": "100", "LLM_ARRIVALS": "20"}},
 	"replay.js":            {tags: map[string][]string{"scenario": {"replay"}}, env: map[string]string{"LLM_SPEEDUP": "20"}},
+	// The test's mock calls a tool once, then answers: 2-step tasks.
+	"agent.js": {tags: map[string][]string{"scenario": {"agent"}, "step": {"1", "2"}}},
 }
 
 // llmMetrics are the metrics every script must produce (llm_ttft_answer only
@@ -250,6 +252,9 @@ func TestScriptsUnderK6Sim(t *testing.T) {
 func apisFor(name string) []string {
 	if name == "smoke.js" {
 		return []string{"openai-chat", "openai-completions", "anthropic-messages"}
+	}
+	if name == "agent.js" {
+		return []string{"openai-chat", "openai-responses", "anthropic-messages", "gemini", "cohere", "ollama"}
 	}
 	return []string{"openai-chat"}
 }
