@@ -81,7 +81,8 @@ type AnswerTags struct {
 	TokenSource string `json:"token_source"`
 }
 
-// AnswerTool is one tool call of an answer (records.ToolCall, redacted).
+// AnswerTool is one tool call of an answer: records.ToolCall and the
+// arguments as streamed, redacted.
 type AnswerTool struct {
 	ID         string   `json:"id"`
 	Name       string   `json:"name"`
@@ -169,8 +170,12 @@ func newAnswer(rec *records.Record, raw *stream.Record, o *answerOptions) *Answe
 		}
 		a.Server = s
 	}
-	for _, t := range rec.Tools {
-		a.Tools = append(a.Tools, AnswerTool{ID: t.ID, Name: t.Name, Arguments: t.Arguments,
+	for i, t := range rec.Tools { // the record keeps no arguments (generated text): the engine's do
+		var args string
+		if i < len(raw.Tools) {
+			args = o.red.String(raw.Tools[i].Arguments)
+		}
+		a.Tools = append(a.Tools, AnswerTool{ID: t.ID, Name: t.Name, Arguments: args,
 			FirstArgMS: msOf(t.FirstArgNS), ParseError: t.ParseError})
 	}
 	if o.keepText {

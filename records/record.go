@@ -129,13 +129,11 @@ type Record struct {
 	TokenAudit *TokenAudit `json:"token_audit,omitempty"`
 }
 
-// ToolCall is one tool call of a request's answer.
+// ToolCall is one tool call of a request's answer. Its arguments are
+// generated text, which records never keep (the helper's answer does).
 type ToolCall struct {
 	ID   string `json:"id,omitempty"` // the API's call id; Gemini and ollama give none
 	Name string `json:"name"`
-	// Arguments is the arguments JSON text as streamed (redacted like the
-	// answer's text).
-	Arguments string `json:"arguments,omitempty"`
 	// FirstArgNS is request start → the read that brought the call's first
 	// argument piece; absent when none came.
 	FirstArgNS *int64 `json:"first_arg_ns,omitempty"`
