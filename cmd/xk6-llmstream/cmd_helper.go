@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/serverstats"
 )
 
@@ -159,59 +158,49 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithLogger(logger),
 	}
 	opts = append(opts, caOpts...)
-	sampler, err := helperSampler(&f, allow)
+	scrapeOpts, err := helperScrapeOptions(&f, allow)
 	if err != nil {
 		return err
 	}
-	if sampler != nil {
-		opts = append(opts, helper.WithServerSampler(sampler))
-		defer func() {
-			st := sampler.Stop()
-			logger.Info("scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError, "rejected_values", st.Rejected, "slow", st.Slow)
-		}()
-	}
-	var rw *records.Writer
-	if f.records != "" {
-		rw, err = helper.OpenRecords(f.records, helper.RecordsOptions{Overwrite: f.recOverride, OnError: func(err error) {
+	served, err := helper.Serve(ctx, helper.ServeConfig{
+		Addr:             f.addr,
+		Options:          opts,
+		Records:          f.records,
+		RecordsOverwrite: f.recOverride,
+		OnRecordsError: func(err error) {
 			logger.Error("records write failed: the records from here on are lost (counted); the helper will exit non-zero", "file", f.records, "error", err)
-		}})
-		if err != nil {
-			return err
-		}
-		opts = append(opts, helper.WithRecords(rw))
-	}
-	srv, err := helper.Start(f.addr, opts...)
-	if err != nil {
-		_, _ = helper.CloseRecords(rw)
-		if errors.Is(err, helper.ErrTokenRequired) {
+		},
+		Scrape:         f.scrape,
+		ScrapeInterval: f.scrapeEvery,
+		ScrapeOptions:  scrapeOpts,
+		Grace:          f.grace,
+		Ready: func(srv *helper.Server) error {
+			if _, err := fmt.Fprintln(stdout, srv.URL()); err != nil {
+				return fmt.Errorf("writing the helper URL to stdout: %w", err)
+			}
+			logger.Info("listening", "url", srv.URL(), "allow", allow.String(), "token_required", f.token != "")
+			return nil
+		},
+	})
+	if served.URL == "" { // never listened
+		switch {
+		case errors.Is(err, helper.ErrTokenRequired):
 			return usageError{err}
+		case errors.Is(err, serverstats.ErrRefused):
+			return usagef("--scrape: %v", err)
 		}
 		return err
 	}
-	if _, err := fmt.Fprintln(stdout, srv.URL()); err != nil {
-		_ = srv.Shutdown(context.Background())
-		return fmt.Errorf("writing the helper URL to stdout: %w", err)
-	}
-	logger.Info("listening", "url", srv.URL(), "allow", allow.String(), "token_required", f.token != "")
-
-	select {
-	case <-ctx.Done():
-	case <-srv.Done():
-	}
-	serveErr := srv.ServeErr()
-	graceCtx, cancel := context.WithTimeout(context.Background(), f.grace)
-	defer cancel()
-	shutErr := srv.Shutdown(graceCtx)
-	st := srv.Handler().Stats()
+	st := served.Stats
 	logger.Info("stopped", "streams", st.Streams, "failed", st.Failed, "canceled", st.Canceled, "refused", st.Refused)
-	if msg, err := helper.CloseRecords(rw); rw != nil {
-		logger.Info("records", "file", f.records, "summary", msg)
-		shutErr = errors.Join(shutErr, err)
+	if f.scrape != "" {
+		sc := served.Scrapes
+		logger.Info("scrapes", "ok", sc.Scrapes, "failed", sc.Errors, "last_error", sc.LastError, "rejected_values", sc.Rejected, "slow", sc.Slow)
 	}
-	if serveErr != nil {
-		return fmt.Errorf("helper stopped: %w", serveErr)
+	if f.records != "" {
+		logger.Info("records", "file", f.records, "summary", served.Records)
 	}
-	return shutErr
+	return err
 }
 
 // caFileOptions are the helper's and the scraper's options for --ca-file
@@ -228,15 +217,15 @@ func caFileOptions(path string) ([]helper.Option, []serverstats.Option, error) {
 	return []helper.Option{helper.WithRootCAs(pool)}, []serverstats.Option{serverstats.WithRootCAs(pool)}, nil
 }
 
-// helperSampler checks --scrape and --scrape-interval and starts the
-// sampler of --scrape (nil without it): its URL and redirects on the
-// allow-list, https trusting --ca-file's CAs as the upstreams do.
-func helperSampler(f *helperFlags, allow *helper.AllowList) (*serverstats.Sampler, error) {
+// helperScrapeOptions checks --scrape and --scrape-interval and returns the
+// scraper's options: its URL and redirects on the allow-list, https trusting
+// --ca-file's CAs as the upstreams do.
+func helperScrapeOptions(f *helperFlags, allow *helper.AllowList) ([]serverstats.Option, error) {
 	switch {
 	case f.scrape == "":
 		return nil, nil
 	case f.records == "":
-		return nil, usagef("--scrape needs --records: it stamps each record with the server's queue depth")
+		return nil, usageError{helper.ErrScrapeNeedsRecords}
 	case f.scrapeEvery <= 0:
 		return nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
 	case f.scrape == serverstats.Mock:
@@ -249,12 +238,7 @@ func helperSampler(f *helperFlags, allow *helper.AllowList) (*serverstats.Sample
 	if err != nil {
 		return nil, err
 	}
-	opts := append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, caOpts...)
-	s, err := serverstats.StartSampler(f.scrape, f.scrapeEvery, opts...)
-	if errors.Is(err, serverstats.ErrRefused) {
-		return nil, usagef("--scrape: %v", err)
-	}
-	return s, err
+	return append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, caOpts...), nil
 }
 
 // byteSize is a flag.Value for sizes in bytes: "4194304", "4MiB", "512KiB",
