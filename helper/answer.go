@@ -62,6 +62,10 @@ type Answer struct {
 	// null when it gave none.
 	Server *AnswerServer `json:"server"`
 
+	// Tools are the answer's tool calls (absent when it made none), for a
+	// script to run them (the module's Agent).
+	Tools []AnswerTool `json:"tools,omitempty"`
+
 	Text          *string     `json:"text,omitempty"`           // keep_text only
 	Reasoning     *string     `json:"reasoning,omitempty"`      // keep_text only
 	TextTruncated *bool       `json:"text_truncated,omitempty"` // keep_text only
@@ -75,6 +79,16 @@ type AnswerTags struct {
 	Status      string `json:"status"`
 	Error       string `json:"error"`
 	TokenSource string `json:"token_source"`
+}
+
+// AnswerTool is one tool call of an answer: records.ToolCall and the
+// arguments as streamed, redacted.
+type AnswerTool struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Arguments  string   `json:"arguments"`
+	FirstArgMS *float64 `json:"first_arg_ms"` // request start → first argument piece; null when none came
+	ParseError string   `json:"parse_error"`  // "" when the arguments are a JSON object (or empty)
 }
 
 // AnswerServer is what the server reported of its own work; a duration is
@@ -155,6 +169,14 @@ func newAnswer(rec *records.Record, raw *stream.Record, o *answerOptions) *Answe
 			s.TPOTMS = msIfSet(tpot)
 		}
 		a.Server = s
+	}
+	for i, t := range rec.Tools { // the record keeps no arguments (generated text): the engine's do
+		var args string
+		if i < len(raw.Tools) {
+			args = o.red.String(raw.Tools[i].Arguments)
+		}
+		a.Tools = append(a.Tools, AnswerTool{ID: t.ID, Name: t.Name, Arguments: args,
+			FirstArgMS: msOf(t.FirstArgNS), ParseError: t.ParseError})
 	}
 	if o.keepText {
 		text, cutText := truncate.UTF8(o.red.String(raw.Text), o.maxText)

@@ -82,6 +82,14 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 	if server != nil {
 		out.ServerWaiting, out.ServerRunning = server.Waiting, server.Running
 	}
+	if len(r.Tools) > 0 {
+		out.Tools = make([]records.ToolCall, len(r.Tools))
+		for i, t := range r.Tools {
+			out.Tools[i] = records.ToolCall{ID: red.String(t.ID), Name: red.String(t.Name),
+				FirstArgNS: ns(int64(t.FirstArg), t.HasFirstArg), ParseError: t.ParseError}
+		}
+	}
+	out.ToolsDropped = r.ToolCallsDropped
 	if len(p.tags) > 0 {
 		out.Tags = make(map[string]string, len(p.tags))
 		for k, v := range p.tags {

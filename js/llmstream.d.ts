@@ -204,6 +204,10 @@ export interface Result {
   textTruncated?: boolean;
   /** Per-event timeline (keepTimeline only). */
   timeline?: TimelineEvent[];
+  /** The answer's tool calls, in order ([] for a text answer). */
+  toolCalls: ToolCall[];
+  /** Request start → first argument piece of the first tool call, ms (llm_tool_call_first_arg); null without one. */
+  toolCallFirstArg: number | null;
   /** True for the Client's first `warmup` requests in this VU: no samples were added. */
   warmup: boolean;
   /** Per-request id, also the llm_request_id metadata of this request's samples. */
@@ -230,6 +234,83 @@ export interface Result {
   outputInvalid: string | null;
   /** The helper's JSON answer as received (its error answer for helper refusals), or null. */
   raw: { [field: string]: unknown } | null;
+}
+
+/** One tool call of an answer. */
+export interface ToolCall {
+  /** The API's call id ('' for gemini and ollama, which give none). */
+  id: string;
+  name: string;
+  /** The arguments JSON text as streamed. */
+  arguments: string;
+  /** The arguments parsed; null when they did not parse (see parseError). */
+  args: { [name: string]: unknown } | null;
+  /** Request start → the call's first argument piece, ms; null when none came. */
+  firstArg: number | null;
+  /** '' when the arguments are a JSON object (or empty); else invalid_json, not_object or too_large. */
+  parseError: string;
+}
+
+/** A tool offered to the model: the module writes it in each API's own shape (toolsFor). */
+export interface Tool {
+  name: string;
+  description?: string;
+  /** A JSON schema of the arguments. Default: an object without properties. */
+  parameters?: { [field: string]: unknown };
+}
+
+/** The `tools` request field of api for tools. */
+export function toolsFor(api: API, tools: Tool[]): unknown[];
+
+export interface AgentOptions {
+  /** The tools offered at every step. Required. */
+  tools: Tool[];
+  /** Runs a tool call; its result is sent back (a string, else its JSON). */
+  run?: (call: ToolCall) => unknown;
+  /** Canned results by tool name, when there is no run function. */
+  results?: { [tool: string]: unknown };
+  /** The most requests of a task. Default 10. */
+  maxSteps?: number;
+  /** A system prompt (each API's own field). */
+  system?: string;
+  /** Tags of every step's samples and of the task's samples. */
+  tags?: StringMap;
+  /** Extra request body fields of every step (max_tokens, tool_choice, ...). */
+  body?: { [field: string]: unknown };
+}
+
+/** A step of an Agent task: the Result and its step number (from 1). */
+export type StepResult = Result & { step: number };
+
+/** What Agent.run returns. */
+export interface TaskResult {
+  /** Every step succeeded. */
+  ok: boolean;
+  /** The task ended with an answer without tool calls within maxSteps, every step ok (llm_agent_task_completed). */
+  completed: boolean;
+  steps: StepResult[];
+  /** First step's start → last step's end, ms (llm_agent_task_e2e); null when the helper did not answer. */
+  e2e: number | null;
+  /** The last answer's text (keepText only). */
+  text?: string;
+}
+
+/**
+ * Runs tool-calling tasks: send with tools, run the model's tool calls, send
+ * the calls and results back in the API's own shape, until an answer without
+ * tool calls or maxSteps. Step samples are tagged step=N; each task adds
+ * llm_agent_task_e2e, llm_agent_task_steps and llm_agent_task_completed.
+ */
+export class Agent {
+  constructor(client: Client, options: AgentOptions);
+  readonly client: Client;
+  /** The tools in the client's API shape. */
+  readonly tools: unknown[];
+  readonly maxSteps: number;
+  readonly system: string;
+  readonly tags: { readonly [name: string]: string };
+  /** Runs one task from a user prompt; blocks like Client.chat. */
+  run(prompt: string, options?: CallOptions): TaskResult;
 }
 
 /** What a server reported of its own work on one request (ms; null when not reported). */
@@ -379,6 +460,18 @@ export const METRICS: {
   readonly cost: 'llm_cost';
   readonly outputTokenMismatch: 'llm_output_token_mismatch';
   readonly outputInvalid: 'llm_output_invalid';
+  /** Tool calls in an answer (only requests whose answer called tools). */
+  readonly toolCalls: 'llm_tool_calls';
+  /** Request start → the first argument piece of the answer's first tool call. */
+  readonly toolCallFirstArg: 'llm_tool_call_first_arg';
+  /** Tool calls whose arguments are not a JSON object, tag reason (invalid_json, not_object, too_large). */
+  readonly toolCallParseFailures: 'llm_tool_call_parse_failures';
+  /** An Agent task: first step's start → last step's end. */
+  readonly agentTaskE2E: 'llm_agent_task_e2e';
+  /** An Agent task's requests. */
+  readonly agentTaskSteps: 'llm_agent_task_steps';
+  /** Whether an Agent task ended with an answer within maxSteps, every step ok. */
+  readonly agentTaskCompleted: 'llm_agent_task_completed';
 };
 /** A Client's prices, in currency units per million tokens. */
 export interface Prices {

@@ -32,6 +32,7 @@
 //   lib/vu.js         VU id, request ids, sample metadata
 //   lib/entry.js      dataset entries; lib/dataset.js: Dataset
 //   lib/session.js    Session (multi-turn)
+//   lib/agent.js      Agent (tool-calling loops), toolsFor
 //   lib/random.js     seeded draws; lib/arrivals.js, lib/replay.js: open-loop load
 //   lib/internal/     helpers shared by the files above (not part of the API)
 
@@ -52,6 +53,7 @@ export { dialectBody, FIXED_LENGTH_DIALECTS } from './lib/dialects.js';
 export { image } from './lib/media.js';
 export { parseDataset, Dataset } from './lib/dataset.js';
 export { Session } from './lib/session.js';
+export { Agent, toolsFor } from './lib/agent.js';
 export { prng, gammaSampler } from './lib/random.js';
 export { arrivals } from './lib/arrivals.js';
 export { replay, REPLAY_LAG_P99_MS, REPLAY_LAG_P50_MS } from './lib/replay.js';

@@ -49,6 +49,14 @@ const (
 	ArrivalLateness      = "llm_arrival_lateness"
 	OutputTokenMismatch  = "llm_output_token_mismatch"
 	OutputInvalid        = "llm_output_invalid"
+
+	// Tool calls and agent loops (docs/agents.md).
+	ToolCalls             = "llm_tool_calls"
+	ToolCallFirstArg      = "llm_tool_call_first_arg"
+	ToolCallParseFailures = "llm_tool_call_parse_failures"
+	AgentTaskE2E          = "llm_agent_task_e2e"
+	AgentTaskSteps        = "llm_agent_task_steps"
+	AgentTaskCompleted    = "llm_agent_task_completed"
 )
 
 // Builtin lists every metric the module declares, in the order a request's
@@ -82,6 +90,14 @@ var Builtin = []Metric{
 	{ArrivalLateness, Trend, true},
 	{OutputTokenMismatch, Rate, false},
 	{OutputInvalid, Rate, false},
+	{ToolCalls, Counter, false},
+	{ToolCallFirstArg, Trend, true},
+	{ToolCallParseFailures, Counter, false},
+	// Per task of an Agent: made by llmstream.js, the only part that sees
+	// a whole task (its steps are separate requests).
+	{AgentTaskE2E, Trend, true},
+	{AgentTaskSteps, Trend, false},
+	{AgentTaskCompleted, Rate, false},
 }
 
 // Lookup finds a builtin metric by name.
@@ -114,10 +130,14 @@ const (
 	TagTokenSource = "token_source"
 )
 
-// TagReason is the tag of an llm_output_invalid sample of 1: why the
-// structured answer is invalid (records.OutputCheck.Invalid). It is the only
-// tag a sample carries of its own (Series.Tags).
-const TagReason = "reason"
+// The tags of particular samples: TagStep is on every sample of an Agent's
+// step (from 1), TagReason on llm_output_invalid's 1s (why the structured
+// answer is invalid, records.OutputCheck.Invalid) and on
+// llm_tool_call_parse_failures (why the arguments did not parse).
+const (
+	TagStep   = "step"
+	TagReason = "reason"
+)
 
 // ModuleTags are the module's own tag keys, in the order Tags returns them.
 var ModuleTags = []string{TagModel, TagAPI, TagStatus, TagError, TagTokenSource}

@@ -12,8 +12,9 @@ import (
 type Series struct {
 	Metric string    `json:"metric"`
 	Values []float64 `json:"values"`
-	// Tags are the samples' own tags beside the request's (only
-	// llm_output_invalid's reason has any); absent when none.
+	// Tags are added to the request's tags for these samples only (the
+	// reason of llm_output_invalid and of llm_tool_call_parse_failures);
+	// absent for most series.
 	Tags map[string]string `json:"tags,omitempty"`
 }
 
@@ -76,6 +77,11 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //   - llm_output_invalid: a successful request whose structured answer the
 //     helper checked (records.OutputCheck): 1 with the tag reason when
 //     invalid, else 0.
+//   - llm_tool_calls, llm_tool_call_first_arg, llm_tool_call_parse_failures:
+//     for a request whose answer made tool calls: how many, request start →
+//     the first argument piece of the first call that had one, and one
+//     series per reason (tag reason) of the calls whose arguments did not
+//     parse.
 func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}
@@ -142,6 +148,7 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 			b.out[len(b.out)-1].Tags = map[string]string{TagReason: c.Invalid}
 		}
 	}
+	b.tools(rec)
 	return b.out
 }
 
@@ -243,6 +250,35 @@ func (b *builder) gaps(rec *records.Record, o *Options) {
 	}
 	b.one(ITLMax, MS(worst))
 	b.one(ITLZeroGaps, float64(zeros))
+}
+
+// tools adds the tool-call samples of a request whose answer made calls.
+func (b *builder) tools(rec *records.Record) {
+	if len(rec.Tools) == 0 && rec.ToolsDropped == 0 {
+		return
+	}
+	b.one(ToolCalls, float64(len(rec.Tools)+rec.ToolsDropped))
+	for _, t := range rec.Tools {
+		if t.FirstArgNS != nil {
+			b.one(ToolCallFirstArg, MS(*t.FirstArgNS))
+			break
+		}
+	}
+	var reasons []string
+	counts := map[string]int{}
+	for _, t := range rec.Tools {
+		if t.ParseError == "" {
+			continue
+		}
+		if counts[t.ParseError] == 0 {
+			reasons = append(reasons, t.ParseError)
+		}
+		counts[t.ParseError]++
+	}
+	for _, r := range reasons {
+		b.out = append(b.out, Series{Metric: ToolCallParseFailures, Values: []float64{float64(counts[r])},
+			Tags: map[string]string{TagReason: r}})
+	}
 }
 
 // offset is where a request's thinning accumulator starts, in [0, 1): a

@@ -73,7 +73,9 @@ func (e messagesEncoder) preamble(g *gen) {
 	b = appendAnthropicInput(b, g)
 	b = append(b, `,"output_tokens":1}}`...)
 	g.buf = g.stamp(b, "message_start", 0)
-	e.blockStart(g, 0, g.reasoning > 0)
+	if g.tool == nil || g.reasoning > 0 { // a tool call opens its own block
+		e.blockStart(g, 0, g.reasoning > 0)
+	}
 	b = e.event(g.buf, "ping")
 	b = append(b, `{"type":"ping"`...)
 	g.buf = g.stamp(b, "ping", 0)
@@ -103,7 +105,7 @@ func (e messagesEncoder) finish(g *gen) {
 	e.blockStop(g)
 	b := e.event(g.buf, "message_delta")
 	b = append(b, `{"type":"message_delta","delta":{"stop_reason":"`...)
-	b = append(b, e.finishReason(g.length)...)
+	b = append(b, g.finishWord()...)
 	b = append(b, `","stop_sequence":null},"usage":{"input_tokens":`...)
 	b = appendInt(b, g.input)
 	b = append(b, `,"output_tokens":`...)

@@ -139,6 +139,11 @@ type ModelConfig struct {
 	// server or gateway would; for testing the token audit. The request log
 	// keeps the true count. OpenAI (final usage), Anthropic and Ollama.
 	UsageOverReport float64 `json:"usage_over_report"`
+	// ToolRounds is how many answers in a row are tool calls when the
+	// request offers tools: the mock calls a tool while the conversation holds
+	// fewer than ToolRounds tool results, then answers with text, so an agent
+	// loop ends after ToolRounds+1 steps. 0 means 1. See tools.go.
+	ToolRounds int `json:"tool_rounds" flag:"tool-rounds" usage:"answer {N} requests in a row with a tool call when they offer tools, then with text (0 means 1)"`
 	// ReasoningField is the OpenAI chat delta field of reasoning text:
 	// "reasoning_content" (DeepSeek, the default) or "reasoning" (newer vLLM).
 	ReasoningField string `json:"reasoning_field"`
@@ -363,6 +368,9 @@ func (c *Config) Validate() error {
 
 // Validate reports the first thing wrong with m, naming the field.
 func (m *ModelConfig) Validate() error {
+	if m.ToolRounds < 0 || m.ToolRounds > maxToolRounds {
+		return fmt.Errorf("tool_rounds: %d is outside 0…%d", m.ToolRounds, maxToolRounds)
+	}
 	if err := nonNegative("prefill.base", m.Prefill.Base); err != nil {
 		return err
 	}

@@ -104,11 +104,12 @@ func addWords(req *genRequest, what string, raw json.RawMessage) error {
 // of message items), instructions, max_output_tokens, stream.
 func parseResponses(body []byte) (*genRequest, error) {
 	var w struct {
-		Model           string          `json:"model"`
-		Stream          bool            `json:"stream"`
-		MaxOutputTokens *int            `json:"max_output_tokens"`
-		Instructions    json.RawMessage `json:"instructions"`
-		Input           json.RawMessage `json:"input"`
+		Model           string            `json:"model"`
+		Stream          bool              `json:"stream"`
+		MaxOutputTokens *int              `json:"max_output_tokens"`
+		Instructions    json.RawMessage   `json:"instructions"`
+		Input           json.RawMessage   `json:"input"`
+		Tools           []json.RawMessage `json:"tools"`
 		Text            struct {
 			Format json.RawMessage `json:"format"`
 		} `json:"text"`
@@ -118,6 +119,9 @@ func parseResponses(body []byte) (*genRequest, error) {
 	}
 	req := &genRequest{Model: w.Model, Stream: w.Stream}
 	if err := setMaxTokens(req, "max_output_tokens", w.MaxOutputTokens); err != nil {
+		return nil, err
+	}
+	if err := addTools(req, w.Tools, nil); err != nil {
 		return nil, err
 	}
 	if err := addWords(req, "instructions", w.Instructions); err != nil {
@@ -135,6 +139,16 @@ func parseResponses(body []byte) (*genRequest, error) {
 	var items []wireMessage
 	if err := json.Unmarshal(in, &items); err != nil {
 		return nil, fmt.Errorf("input: want a string or a list of items: %w", err)
+	}
+	var types []struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(in, &types); err == nil {
+		for _, t := range types {
+			if t.Type == "function_call_output" {
+				req.ToolResults++
+			}
+		}
 	}
 	for i, it := range items {
 		if err := addWords(req, fmt.Sprintf("input[%d].content", i), it.Content); err != nil {
@@ -158,8 +172,9 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 		return nil, fmt.Errorf("path %s: want /v1beta/models/{model}:streamGenerateContent or :generateContent", r.URL.Path)
 	}
 	var w struct {
-		Contents          []geminiContent `json:"contents"`
-		SystemInstruction *geminiContent  `json:"systemInstruction"`
+		Contents          []geminiContent   `json:"contents"`
+		SystemInstruction *geminiContent    `json:"systemInstruction"`
+		Tools             []json.RawMessage `json:"tools"`
 		GenerationConfig  struct {
 			MaxOutputTokens *int `json:"maxOutputTokens"`
 			ThinkingConfig  struct {
@@ -191,6 +206,12 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 		}
 		req.Format = f
 	}
+	if err := addTools(req, w.Tools, nil); err != nil {
+		return nil, err
+	}
+	for _, c := range w.Contents {
+		req.ToolResults += countToolResults(c.Parts)
+	}
 	if w.SystemInstruction != nil {
 		if err := addWords(req, "systemInstruction.parts", w.SystemInstruction.Parts); err != nil {
 			return nil, err
@@ -208,9 +229,10 @@ func parseGemini(r *http.Request, body []byte) (*genRequest, error) {
 // and stream, which is true when absent.
 func parseOllama(body []byte) (*genRequest, error) {
 	var w struct {
-		Model    string        `json:"model"`
-		Stream   *bool         `json:"stream"`
-		Messages []wireMessage `json:"messages"`
+		Model    string            `json:"model"`
+		Stream   *bool             `json:"stream"`
+		Messages []wireMessage     `json:"messages"`
+		Tools    []json.RawMessage `json:"tools"`
 		Options  struct {
 			NumPredict *int `json:"num_predict"`
 		} `json:"options"`
@@ -220,6 +242,9 @@ func parseOllama(body []byte) (*genRequest, error) {
 		return nil, err
 	}
 	req := &genRequest{Model: w.Model, Stream: w.Stream == nil || *w.Stream}
+	if err := addTools(req, w.Tools, w.Messages); err != nil {
+		return nil, err
+	}
 	if n := w.Options.NumPredict; n != nil && *n >= -2 && *n < 0 {
 		n = nil // -1: no limit, -2: fill the context
 	} else if err := setMaxTokens(req, "options.num_predict", n); err != nil {

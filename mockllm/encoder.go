@@ -227,7 +227,7 @@ func (e chatEncoder) token(g *gen, reasoning bool, from, n int) {
 }
 
 func (e chatEncoder) finish(g *gen) {
-	e.chunk(g, []byte("{}"), e.finishReason(g.length), g.total, "finish", 0)
+	e.chunk(g, []byte("{}"), g.finishWord(), g.total, "finish", 0)
 	openAIDone(g, chatObject, true)
 }
 

@@ -121,7 +121,10 @@ func (e cohereEncoder) end(g *gen, finish, errMsg string) {
 
 func (e cohereEncoder) finish(g *gen) {
 	e.blockEnd(g)
-	e.end(g, e.finishReason(g.length), "")
+	if g.tool != nil && g.sent > g.reasoning {
+		e.toolEnd(g)
+	}
+	e.end(g, g.finishWord(), "")
 }
 
 // errorEvent is a message-end with finish_reason ERROR, Cohere's way of

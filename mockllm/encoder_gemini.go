@@ -87,7 +87,7 @@ func (e geminiEncoder) token(g *gen, reasoning bool, from, n int) {
 
 func (e geminiEncoder) finish(g *gen) {
 	b := append(g.buf, "data: "...)
-	b = e.candidate(b, g, []byte(`{"text":""}`), e.finishReason(g.length), g.total)
+	b = e.candidate(b, g, []byte(`{"text":""}`), g.finishWord(), g.total)
 	g.buf = g.stamp(b, "finish", 0)
 }
 

@@ -57,7 +57,7 @@ func (e ollamaEncoder) token(g *gen, reasoning bool, from, n int) {
 // done appends the fields of the last line after the message.
 func (e ollamaEncoder) done(b []byte, g *gen) []byte {
 	b = append(b, `,"done":true,"done_reason":"`...)
-	b = append(b, e.finishReason(g.length)...)
+	b = append(b, g.finishWord()...)
 	b = append(b, `","total_duration":`...)
 	b = strconv.AppendInt(b, int64(time.Since(g.arrival)), 10)
 	b = append(b, `,"prompt_eval_count":`...)

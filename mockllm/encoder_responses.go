@@ -105,6 +105,9 @@ func (responsesEncoder) textPart(b []byte, g *gen, n int) []byte {
 // were sent: the reasoning item with its summary, or the message with its
 // content part (none while n is 0 and the item is in progress).
 func (e responsesEncoder) itemJSON(b []byte, g *gen, reasoning bool, n int, status string) []byte {
+	if g.tool != nil && !reasoning { // the answer is a function_call item
+		return e.toolItem(b, g, n, status)
+	}
 	b = append(b, `{"id":"`...)
 	b = e.itemID(b, g, reasoning)
 	if reasoning {
@@ -280,6 +283,9 @@ func (e responsesEncoder) token(g *gen, reasoning bool, from, n int) {
 
 func (e responsesEncoder) finish(g *gen) {
 	status := e.finalStatus(g)
+	if g.tool != nil && g.st.blockOpen && !g.st.inReasoning {
+		e.toolClose(g, status)
+	}
 	e.close(g, status)
 	e.lifecycle(g, "response."+status, status)
 }

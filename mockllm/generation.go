@@ -38,6 +38,7 @@ type gen struct {
 	length    bool
 	prefill   time.Duration
 	decode    *rand.Rand
+	tool      *toolCall // the answer's tool call; nil: the answer is text
 
 	// The schedule.
 	arrival time.Time
@@ -318,6 +319,11 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 	if req.Format != nil && answer < len(g.text.raw) && invalid == "" {
 		invalid = invalidNotJSON // cut by the limit
 	}
+	if req.Stream {
+		if g.tool = g.planTool(req); g.tool != nil {
+			answer, g.length = len(g.tool.pieces), false
+		}
+	}
 	g.reasoning, g.total = reasoning, reasoning+answer
 	g.faultAt = 1 + int(at*float64(g.total-1))
 
@@ -339,7 +345,10 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 		l.Model, l.Stream, l.Fault = g.model, req.Stream, g.fault
 		l.InputTokens, l.CachedTokens = g.input, g.cached
 		l.OutputTokens, l.ReasoningTokens = g.total, g.reasoning
-		l.FinishReason = g.enc.finishReason(g.length)
+		l.FinishReason = g.finishWord()
+		if t := g.tool; t != nil {
+			l.ToolCall = &RequestLogTool{Name: t.name, ID: t.id, Arguments: t.args}
+		}
 		l.PrefillNS = int64(g.prefill)
 		l.ImageTokens = req.ImageTokens
 		if req.Format != nil {
@@ -478,7 +487,11 @@ func (g *gen) stream(ctx context.Context) error {
 		if err := g.waitDue(ctx, ev.sched); err != nil {
 			return err
 		}
-		g.enc.token(g, ev.reasoning, ev.from, ev.n)
+		if g.tool != nil && !ev.reasoning {
+			g.enc.(toolEncoder).toolToken(g, ev.from, ev.n)
+		} else {
+			g.enc.token(g, ev.reasoning, ev.from, ev.n)
+		}
 		g.sent += ev.n
 		if g.fault.midstream() && !g.faultDone && g.sent >= g.faultAt {
 			g.faultDone = true

@@ -16,6 +16,7 @@ const (
 	purposeDecode
 	purposeHandshake // the TLS handshakes delayed (TLSOptions.HandshakeShare)
 	purposeFormat    // a structured answer's values and validity (InvalidJSON)
+	purposeTool      // which tool a tool-call answer calls, and its arguments
 )
 
 // requestRand returns the random source of one purpose of the request with

@@ -43,6 +43,11 @@ type genRequest struct {
 	// prompt (completions), for echo mode.
 	EchoWords []string
 
+	// Tools are the tools the request offers; ToolResults counts the tool
+	// results in its conversation (tools.go).
+	Tools       []toolSpec
+	ToolResults int
+
 	// GeminiArray: a Gemini streamGenerateContent without alt=sse, which
 	// Google answers with a JSON array rather than server-sent events.
 	GeminiArray bool
@@ -58,16 +63,17 @@ type genRequest struct {
 // wireRequest is the union of the request fields of the three APIs that the
 // mock reads. Unknown fields are ignored, as real servers do.
 type wireRequest struct {
-	Model               string          `json:"model"`
-	Stream              bool            `json:"stream"`
-	MaxTokens           *int            `json:"max_tokens"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	StreamOptions       *streamOptions  `json:"stream_options"`
-	Messages            []wireMessage   `json:"messages"`
-	Prompt              json.RawMessage `json:"prompt"`
-	System              json.RawMessage `json:"system"`
-	IgnoreEOS           bool            `json:"ignore_eos"`
-	MinTokens           *int            `json:"min_tokens"`
+	Model               string            `json:"model"`
+	Stream              bool              `json:"stream"`
+	MaxTokens           *int              `json:"max_tokens"`
+	MaxCompletionTokens *int              `json:"max_completion_tokens"`
+	StreamOptions       *streamOptions    `json:"stream_options"`
+	Messages            []wireMessage     `json:"messages"`
+	Tools               []json.RawMessage `json:"tools"`
+	Prompt              json.RawMessage   `json:"prompt"`
+	System              json.RawMessage   `json:"system"`
+	IgnoreEOS           bool              `json:"ignore_eos"`
+	MinTokens           *int              `json:"min_tokens"`
 	Thinking            *struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
@@ -101,6 +107,9 @@ func parseRequest(d dialect, body []byte) (*genRequest, error) {
 		return nil, err
 	}
 	req := &genRequest{Model: w.Model, Stream: w.Stream, IgnoreEOS: w.IgnoreEOS}
+	if err := addTools(req, w.Tools, w.Messages); err != nil {
+		return nil, err
+	}
 	for _, mt := range []struct {
 		name string
 		v    *int

@@ -8,6 +8,13 @@ import (
 	"sync"
 )
 
+// RequestLogTool is the tool call of an answer: what the mock sent.
+type RequestLogTool struct {
+	Name      string `json:"name"`
+	ID        string `json:"id,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
 // RequestLog is one line of the ground-truth log (Config.Log): what the mock
 // did for one generation request. Times named *_ns are either unix nanoseconds
 // (arrival_ns, end_ns, event_write_ns) or nanosecond offsets from arrival
@@ -54,6 +61,10 @@ type RequestLog struct {
 	// FinishReason is the planned finish reason (stop, length, end_turn,
 	// max_tokens).
 	FinishReason string `json:"finish_reason,omitempty"`
+	// ToolCall is the tool call the answer made (tool_use answers), nil for
+	// a text answer. Its argument events have kind "tool_args", the event
+	// that names the call (when the dialect sends one apart) kind "tool".
+	ToolCall *RequestLogTool `json:"tool_call,omitempty"`
 	// QueueWaitNS is arrival → slot granted. PrefillNS is the drawn prefill:
 	// the first token is due at QueueWaitNS + PrefillNS.
 	QueueWaitNS int64 `json:"queue_wait_ns"`

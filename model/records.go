@@ -36,6 +36,9 @@ var recordOptions = metrics.Options{ITL: metrics.ITLAll, Stages: true}
 // The metrics a record can add (metrics.Builtin), with their k6 types; the bit
 // of each in a joined request's mask is its index.
 var recordMetrics = func() []k6json.Metric {
+	if len(metrics.Builtin) > 64 {
+		panic("model: more than 64 builtin metrics do not fit a joined request's mask (uint64)")
+	}
 	out := make([]k6json.Metric, len(metrics.Builtin))
 	for i, m := range metrics.Builtin {
 		typ, err := k6json.ParseType(string(m.Type))
@@ -80,7 +83,7 @@ func RecordsFile(path string) bool {
 // record metrics it has samples of.
 type joined struct {
 	tags *k6json.TagSet
-	mask uint32
+	mask uint64
 }
 
 // recordReader turns records into points for one Reader.
@@ -153,6 +156,21 @@ func (rr *recordReader) warn(w io.Writer) {
 	}
 }
 
+// withTags is base with a series' own tags added (they win).
+func (rr *recordReader) withTags(base *k6json.TagSet, extra map[string]string) *k6json.TagSet {
+	tags := rr.tagBuf[:0]
+	for _, t := range base.Tags() {
+		if _, ok := extra[t.Key]; !ok {
+			tags = append(tags, t)
+		}
+	}
+	for k, v := range extra {
+		tags = append(tags, k6json.Tag{Key: k, Value: v})
+	}
+	rr.tagBuf = tags
+	return rr.sc.Intern(tags)
+}
+
 // tagsOf is the tag set llmstream.js gives the request's samples: the
 // script's tags, then the module's own (which win).
 func (rr *recordReader) tagsOf(rec *records.Record) *k6json.TagSet {
@@ -176,7 +194,7 @@ func (rr *recordReader) tagsOf(rec *records.Record) *k6json.TagSet {
 // is joined — and, for a joined request, only the metrics k6 has no sample
 // of. Each point carries the request's id, so the request join sees it.
 func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit func(*k6json.Point) error) error {
-	var skip uint32
+	var skip uint64
 	rr.p.Tags = nil
 	if rr.k6 != nil {
 		if j, ok := rr.k6[rec.ID]; ok && rec.ID != "" {
@@ -188,6 +206,7 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 	if rr.p.Tags == nil {
 		rr.p.Tags = rr.tagsOf(rec)
 	}
+	tags := rr.p.Tags
 	rr.p.Metadata = rr.p.Metadata[:0]
 	if rec.ID != "" {
 		rr.p.Metadata = append(rr.p.Metadata, k6json.Tag{Key: RequestIDMetadata, Value: rec.ID})
@@ -198,9 +217,9 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 			continue
 		}
 		rr.p.Metric = recordMetrics[bit].Name
-		base := rr.p.Tags
-		if len(s.Tags) > 0 { // a sample's own tags (llm_output_invalid's reason)
-			rr.p.Tags = rr.withTags(base, s.Tags)
+		rr.p.Tags = tags
+		if len(s.Tags) > 0 {
+			rr.p.Tags = rr.withTags(tags, s.Tags)
 		}
 		for _, v := range s.Values {
 			rr.p.Value = v
@@ -210,23 +229,8 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 				return err
 			}
 		}
-		rr.p.Tags = base
 	}
 	return nil
-}
-
-// withTags is base with extra tags added (an extra one wins).
-func (rr *recordReader) withTags(base *k6json.TagSet, extra map[string]string) *k6json.TagSet {
-	tags := make([]k6json.Tag, 0, base.Len()+len(extra))
-	for k, v := range base.All() {
-		if _, ok := extra[k]; !ok {
-			tags = append(tags, k6json.Tag{Key: k, Value: v})
-		}
-	}
-	for k, v := range extra {
-		tags = append(tags, k6json.Tag{Key: k, Value: v})
-	}
-	return rr.sc.Intern(tags)
 }
 
 // prepareRecords finds the records inputs. Without any it returns nil (a nil

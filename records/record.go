@@ -117,6 +117,12 @@ type Record struct {
 	// when the canary did not run.
 	ClientLagNS *int64 `json:"client_lag_ns,omitempty"`
 
+	// Tools are the tool calls the model made, in the order they began
+	// (optional; absent for an answer without tool calls). ToolsDropped
+	// counts calls beyond the engine's cap that are not listed.
+	Tools        []ToolCall `json:"tools,omitempty"`
+	ToolsDropped int        `json:"tools_dropped,omitempty"`
+
 	// TokenAudit is the tokenizer's count of the streamed text beside the
 	// server's usage report, when the Client asked for the audit
 	// (tokenAudit); absent otherwise.
@@ -143,6 +149,19 @@ type OutputCheck struct {
 	// Detail says what is wrong (the parse error, the schema's error at its
 	// JSON pointer); never the text itself.
 	Detail string `json:"detail,omitempty"`
+}
+
+// ToolCall is one tool call of a request's answer. Its arguments are
+// generated text, which records never keep (the helper's answer does).
+type ToolCall struct {
+	ID   string `json:"id,omitempty"` // the API's call id; Gemini and ollama give none
+	Name string `json:"name"`
+	// FirstArgNS is request start → the read that brought the call's first
+	// argument piece; absent when none came.
+	FirstArgNS *int64 `json:"first_arg_ns,omitempty"`
+	// ParseError is why Arguments is not a JSON object: "invalid_json",
+	// "not_object" or "too_large"; absent when it is one (or is empty).
+	ParseError string `json:"parse_error,omitempty"`
 }
 
 // TokenAudit is one request's token-count audit: the streamed answer and

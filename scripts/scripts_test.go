@@ -53,6 +53,8 @@ var expect = map[string]struct {
 	"replay.js":            {tags: map[string][]string{"scenario": {"replay"}}, env: map[string]string{"LLM_SPEEDUP": "20"}},
 	"vision.js":            {tags: map[string][]string{"scenario": {"vision"}, "image_size": {"256x256", "512x512", "1024x1024"}}},
 	"structured.js":        {tags: map[string][]string{"scenario": {"structured"}}},
+	// The test's mock calls a tool once, then answers: 2-step tasks.
+	"agent.js": {tags: map[string][]string{"scenario": {"agent"}, "step": {"1", "2"}}},
 }
 
 // llmMetrics are the metrics every script must produce (llm_ttft_answer only
@@ -252,6 +254,9 @@ func TestScriptsUnderK6Sim(t *testing.T) {
 func apisFor(name string) []string {
 	if name == "smoke.js" {
 		return []string{"openai-chat", "openai-completions", "anthropic-messages"}
+	}
+	if name == "agent.js" {
+		return []string{"openai-chat", "openai-responses", "anthropic-messages", "gemini", "cohere", "ollama"}
 	}
 	return []string{"openai-chat"}
 }

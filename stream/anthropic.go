@@ -83,11 +83,43 @@ func anthropicBlockStart(v *fastjson.Value, d *delta) error {
 		d.reasoning, err = getString(b, "thinking")
 	case "tool_use", "server_tool_use", "mcp_tool_use":
 		d.newTools = 1
-		var name []byte
-		name, err = getString(b, "name")
+		var name, id []byte
+		if name, err = getString(b, "name"); err != nil {
+			return err
+		}
+		if id, err = getString(b, "id"); err != nil {
+			return err
+		}
 		d.toolText = len(name) > 0
+		index, err := blockIndex(v)
+		if err != nil {
+			return err
+		}
+		// input is {} at the start and streams as input_json_delta; a
+		// server that sends it whole here is kept unless fragments follow.
+		d.addTool(index, id, name, wholeInput(b.Get("input")), true)
 	}
 	return err
+}
+
+// blockIndex is an event's content block index; -1 (a new call) when absent.
+func blockIndex(v *fastjson.Value) (int, error) {
+	i, ok, err := getInt(v, "index")
+	if !ok {
+		i = -1
+	}
+	return i, err
+}
+
+// wholeInput is a tool_use block's input as JSON text, nil when empty.
+func wholeInput(in *fastjson.Value) []byte {
+	if isNull(in) {
+		return nil
+	}
+	if o, err := in.Object(); err == nil && o.Len() == 0 {
+		return nil
+	}
+	return in.MarshalTo(nil)
 }
 
 // anthropicBlockDelta decodes content_block_delta: more text, thinking or tool-call arguments.
@@ -103,8 +135,15 @@ func anthropicBlockDelta(v *fastjson.Value, d *delta) error {
 		d.reasoning, err = getString(dl, "thinking")
 	case "input_json_delta":
 		var js []byte
-		js, err = getString(dl, "partial_json")
+		if js, err = getString(dl, "partial_json"); err != nil {
+			return err
+		}
 		d.toolText = len(js) > 0
+		index, err := blockIndex(v)
+		if err != nil {
+			return err
+		}
+		d.addTool(index, nil, nil, js, false)
 	}
 	return err
 }

@@ -33,6 +33,8 @@ type builder struct {
 	perEvent   bool  // every text event so far reported cumulative output tokens
 	textTokens []int // output tokens carried by each text event, while perEvent
 
+	tools []*toolAcc // tool calls so far
+
 	end, terminal bool
 	failed        bool
 	responded     bool // a response (or a recorded body) was read
@@ -68,6 +70,9 @@ func (b *builder) event(ev *Event, at time.Duration) *Error {
 	}
 	b.takeMeta(d)
 	isText := b.takeText(d, at)
+	if len(d.tools) > 0 {
+		b.takeTools(d, at)
+	}
 	tokens := b.takeUsage(d, isText)
 	if b.keepTimeline {
 		r.Timeline = append(r.Timeline, EventTime{At: at, Text: isText, Tokens: tokens, ServerNS: d.serverNS})
@@ -194,6 +199,7 @@ func (b *builder) finish(eof, pending bool) {
 	if r.Model == "" {
 		r.Model = b.reqModel
 	}
+	b.finishTools()
 	if b.keepText {
 		r.Text = b.text.String()
 		r.Reasoning = b.reasoning.String()

@@ -19,8 +19,13 @@ import (
 //     (tokens.input_tokens / output_tokens, else billed_units; cached_tokens).
 //     finish_reason ERROR is a stream error.
 type cohereDecoder struct {
-	p fastjson.Parser
+	p     fastjson.Parser
+	calls int // tool-call-start events so far
 }
+
+// unindexedKey keys the tool calls of events without an index apart from
+// indexed ones.
+const unindexedKey = 1 << 30
 
 func (c *cohereDecoder) decode(ev *Event, d *delta) error {
 	v, err := parseEventObject(&c.p, ev, d)
@@ -64,9 +69,17 @@ func (c *cohereDecoder) decode(ev *Event, d *delta) error {
 	case "tool-call-start", "tool-call-delta":
 		if typ == "tool-call-start" {
 			d.newTools = 1
+			c.calls++
+		}
+		key, err := blockIndex(v)
+		if err != nil {
+			return err
+		}
+		if key < 0 { // no index: the latest call
+			key = unindexedKey + c.calls
 		}
 		if msg != nil {
-			return cohereToolCall(msg, d)
+			return cohereToolCall(msg, key, d)
 		}
 	case "message-end":
 		d.end, d.terminal = true, true
@@ -89,7 +102,8 @@ func (c *cohereDecoder) decode(ev *Event, d *delta) error {
 
 // cohereToolCall notes a tool-call fragment: delta.message.tool_calls, one
 // object (as Cohere sends it) or a list of them.
-func cohereToolCall(msg *fastjson.Value, d *delta) error {
+// key is the event's index (the call's toolFrag key).
+func cohereToolCall(msg *fastjson.Value, key int, d *delta) error {
 	tc := msg.Get("tool_calls")
 	calls := []*fastjson.Value{tc}
 	switch {
@@ -110,6 +124,9 @@ func cohereToolCall(msg *fastjson.Value, d *delta) error {
 		}
 		if fn != nil && (len(fn.GetStringBytes("name")) > 0 || hasArguments(fn.Get("arguments"))) {
 			d.toolText = true
+		}
+		if fn != nil {
+			d.addTool(key, call.GetStringBytes("id"), fn.GetStringBytes("name"), argsBytes(fn.Get("arguments"), nil), false)
 		}
 	}
 	return nil

@@ -10,10 +10,11 @@ import (
 // delta is what one SSE event contributed to a stream, as a dialect decoder
 // understood it. The builder turns deltas and their read times into a Record.
 type delta struct {
-	answer    []byte // answer text in this event (all choices); owned by the decoder
-	reasoning []byte // reasoning / thinking text in this event; owned by the decoder
-	toolText  bool   // a non-empty tool-call name or arguments fragment
-	newTools  int    // tool calls that began in this event
+	answer    []byte     // answer text in this event (all choices); owned by the decoder
+	reasoning []byte     // reasoning / thinking text in this event; owned by the decoder
+	toolText  bool       // a non-empty tool-call name or arguments fragment
+	newTools  int        // tool calls that began in this event
+	tools     []toolFrag // what the event says of each tool call
 
 	model  []byte // valid until the next event
 	finish string // finish_reason / stop_reason, "" if none
@@ -38,7 +39,11 @@ type delta struct {
 	shape       Dialect // the dialect the event's shape shows, "" if it does not tell
 }
 
-func (d *delta) reset() { *d = delta{} }
+func (d *delta) reset() {
+	tools := d.tools[:0]
+	*d = delta{}
+	d.tools = tools
+}
 
 // decoder decodes one dialect's events.
 type decoder interface {

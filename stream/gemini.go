@@ -22,6 +22,7 @@ type geminiDecoder struct {
 	p         fastjson.Parser
 	ans, reas []byte
 	openCall  bool // a streamed functionCall said willContinue
+	calls     int  // functionCall parts that began a call
 }
 
 func (g *geminiDecoder) decode(ev *Event, d *delta) error {
@@ -125,7 +126,12 @@ func (g *geminiDecoder) functionCall(fc *fastjson.Value, d *delta) error {
 	args := hasArguments(fc.Get("args")) || len(partial) > 0
 	if len(name) > 0 || (!g.openCall && args) {
 		d.newTools++
+		g.calls++
 	}
+	// A call comes whole (args); a streamed one's pieces (partialArgs) are
+	// not JSON text, so only its name and id are kept.
+	d.addTool(g.calls, fc.GetStringBytes("id"), name, argsBytes(fc.Get("args"), nil), true)
+	d.tools[len(d.tools)-1].argsSeen = len(partial) > 0
 	if len(name) > 0 || args {
 		d.toolText = true
 	}

@@ -96,6 +96,9 @@ func ollamaToolCalls(m *fastjson.Value, d *delta) error {
 		if fn != nil && (len(fn.GetStringBytes("name")) > 0 || hasArguments(fn.Get("arguments"))) {
 			d.toolText = true
 		}
+		if fn != nil {
+			d.addTool(-1, c.GetStringBytes("id"), fn.GetStringBytes("name"), argsBytes(fn.Get("arguments"), nil), true)
+		}
 	}
 	return nil
 }

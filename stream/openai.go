@@ -14,6 +14,7 @@ import (
 type openAIDecoder struct {
 	p         fastjson.Parser
 	tools     []toolKey // tool calls seen so far, to count each once
+	calls     int       // tool calls begun so far
 	ans, reas []byte    // the current event's text, reused
 	idTokens  int       // output tokens counted from choices[].token_ids so far (vLLM)
 }
@@ -21,6 +22,7 @@ type openAIDecoder struct {
 type toolKey struct {
 	choice, index int
 	id            string
+	call          int // the call's number in the stream (toolFrag key)
 }
 
 func (o *openAIDecoder) decode(ev *Event, d *delta) error {
@@ -255,23 +257,27 @@ func (o *openAIDecoder) toolCalls(calls []*fastjson.Value, choice int, d *delta)
 		if err != nil {
 			return err
 		}
+		isNew, key := o.noteTool(choice, idx, string(id))
+		d.newTools += isNew
+		var name, args []byte
 		if fn != nil {
-			name, err := getString(fn, "name")
-			if err != nil {
+			if name, err = getString(fn, "name"); err != nil {
 				return err
 			}
 			if len(name) > 0 || hasArguments(fn.Get("arguments")) {
 				d.toolText = true
 			}
+			args = argsBytes(fn.Get("arguments"), nil)
 		}
-		d.newTools += o.noteTool(choice, idx, string(id))
+		d.addTool(key, id, name, args, false)
 	}
 	return nil
 }
 
 // noteTool records a tool-call fragment and returns 1 when it begins a new
-// call: a (choice, index) pair not seen before, or a new id for a known pair.
-func (o *openAIDecoder) noteTool(choice, index int, id string) int {
+// call: a (choice, index) pair not seen before, or a new id for a known pair;
+// key is the call's number in the stream.
+func (o *openAIDecoder) noteTool(choice, index int, id string) (isNew, key int) {
 	for i := range o.tools {
 		t := &o.tools[i]
 		if t.choice == choice && t.index == index {
@@ -279,12 +285,14 @@ func (o *openAIDecoder) noteTool(choice, index int, id string) int {
 				if t.id == "" {
 					t.id = id
 				}
-				return 0
+				return 0, t.call
 			}
-			t.id = id
-			return 1
+			t.id, t.call = id, o.calls
+			o.calls++
+			return 1, t.call
 		}
 	}
-	o.tools = append(o.tools, toolKey{choice, index, id})
-	return 1
+	o.tools = append(o.tools, toolKey{choice, index, id, o.calls})
+	o.calls++
+	return 1, o.calls - 1
 }

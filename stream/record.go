@@ -99,6 +99,10 @@ type Record struct {
 	FinishReason string
 	HasReasoning bool
 	ToolCalls    int
+	// Tools are the tool calls, in the order they began (at most
+	// MaxToolCalls; ToolCallsDropped counts the others).
+	Tools            []ToolCall
+	ToolCallsDropped int
 
 	// Text and Reasoning are filled only when the request asked to keep text.
 	Text      string

@@ -137,10 +137,11 @@ func responsesUsage(resp *fastjson.Value, d *delta) error {
 
 // item returns the tool-call item an event names by output_index or
 // item_id, adding it (and counting a new tool call) when it is new.
-func (r *responsesDecoder) item(v *fastjson.Value, id []byte, d *delta) (*respItem, error) {
+// key is the item's position among them (its toolFrag key).
+func (r *responsesDecoder) item(v *fastjson.Value, id []byte, d *delta) (it *respItem, key int, err error) {
 	idx, ok, err := getInt(v, "output_index")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if !ok {
 		idx = -1
@@ -148,12 +149,12 @@ func (r *responsesDecoder) item(v *fastjson.Value, id []byte, d *delta) (*respIt
 	for i := range r.items {
 		it := &r.items[i]
 		if (idx >= 0 && it.index == idx) || (len(id) > 0 && it.id == string(id)) {
-			return it, nil
+			return it, i, nil
 		}
 	}
 	d.newTools++
 	r.items = append(r.items, respItem{index: idx, id: string(id)})
-	return &r.items[len(r.items)-1], nil
+	return &r.items[len(r.items)-1], len(r.items) - 1, nil
 }
 
 // arguments handles a tool call's arguments: streamed fragments, or the whole
@@ -163,13 +164,17 @@ func (r *responsesDecoder) arguments(v *fastjson.Value, d *delta, field string, 
 	if err != nil {
 		return err
 	}
-	it, err := r.item(v, id, d)
+	it, key, err := r.item(v, id, d)
 	if err != nil {
 		return err
 	}
 	args, err := getString(v, field)
-	if err != nil || len(args) == 0 || (!fragment && it.argsShown) {
+	if err != nil || len(args) == 0 {
 		return err
+	}
+	d.addTool(key, nil, nil, args, !fragment)
+	if !fragment && it.argsShown {
+		return nil
 	}
 	it.argsShown, d.toolText = true, true
 	return nil
@@ -191,11 +196,15 @@ func (r *responsesDecoder) outputItem(v *fastjson.Value, d *delta) error {
 	if err != nil {
 		return err
 	}
-	it, err := r.item(v, id, d)
+	it, key, err := r.item(v, id, d)
 	if err != nil {
 		return err
 	}
 	name, err := getString(item, "name")
+	if err != nil {
+		return err
+	}
+	callID, err := getString(item, "call_id")
 	if err != nil {
 		return err
 	}
@@ -206,6 +215,7 @@ func (r *responsesDecoder) outputItem(v *fastjson.Value, d *delta) error {
 	if isNull(args) {
 		args = item.Get("input")
 	}
+	d.addTool(key, callID, name, argsBytes(args, nil), true)
 	if hasArguments(args) && !it.argsShown {
 		it.argsShown, d.toolText = true, true
 	}

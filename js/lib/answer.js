@@ -107,3 +107,30 @@ export function countOf(raw, field) {
   const v = raw[field];
   return typeof v === 'number' && isFinite(v) && v > 0 ? v : 0;
 }
+
+// toolCallsOf is an answer's tool calls for a script: {id, name, arguments
+// (the JSON text as streamed), args (parsed; null when it did not parse),
+// firstArg (ms from the request start to the first argument piece, null when
+// none came), parseError ('' when the arguments are a JSON object)}.
+export function toolCallsOf(raw) {
+  if (!raw || !Array.isArray(raw.tools)) return [];
+  return raw.tools.map((t) => {
+    const args = typeof t.arguments === 'string' ? t.arguments : '';
+    let parsed = null;
+    if (!t.parse_error) {
+      try {
+        parsed = args === '' ? {} : JSON.parse(args);
+      } catch (e) {
+        parsed = null;
+      }
+    }
+    return {
+      id: typeof t.id === 'string' ? t.id : '',
+      name: typeof t.name === 'string' ? t.name : '',
+      arguments: args,
+      args: parsed,
+      firstArg: typeof t.first_arg_ms === 'number' ? t.first_arg_ms : null,
+      parseError: typeof t.parse_error === 'string' ? t.parse_error : '',
+    };
+  });
+}

@@ -3,7 +3,7 @@
 import http from 'k6/http';
 import { APIS, METRICS, WORKLOAD_METRICS, HELPER_REQUEST_NAME } from './names.js';
 import { VERSION } from './version.js';
-import { readHelperAnswer, hopFailure, serverTimingsOf, countOf } from './answer.js';
+import { readHelperAnswer, hopFailure, serverTimingsOf, countOf, toolCallsOf } from './answer.js';
 import { dialectBody } from './dialects.js';
 import { durationMs } from './durations.js';
 import { isEntry, entryBody } from './entry.js';
@@ -290,6 +290,8 @@ export class Client {
       serverTimings: serverTimingsOf(raw),
       tokenSource: raw && typeof raw.token_source === 'string' ? raw.token_source : '',
       finishReason: raw && typeof raw.finish_reason === 'string' ? raw.finish_reason : '',
+      toolCalls: toolCallsOf(raw),
+      toolCallFirstArg: firstSample(samples, METRICS.toolCallFirstArg),
       warmup: req.warmup,
       requestId: req.id,
       raw: raw,

@@ -10,8 +10,8 @@ import { METRICS, WORKLOAD_METRICS } from './names.js';
 // Go, the one definition of a request's samples); the module adds them as they
 // are. llm_slo_met is declared by the first Client with an slo.
 const TIME_TRENDS = ['ttft', 'ttftAnswer', 'tpot', 'itl', 'itlMax', 'e2e', 'ttftScheduled', 'e2eScheduled', 'serverPrefill', 'serverTPOT', 'clientLag',
-  'stageConnect', 'stageSend', 'stageWait', 'stageFirstEvent', 'stageFirstToken'];
-const COUNTERS = ['outputTokens', 'inputTokens', 'cachedInputTokens', 'itlZeroGaps', 'cost'];
+  'stageConnect', 'stageSend', 'stageWait', 'stageFirstEvent', 'stageFirstToken', 'toolCallFirstArg'];
+const COUNTERS = ['outputTokens', 'inputTokens', 'cachedInputTokens', 'itlZeroGaps', 'cost', 'toolCalls', 'toolCallParseFailures'];
 const metricByName = {};
 for (const k of TIME_TRENDS) metricByName[METRICS[k]] = new Trend(METRICS[k], true);
 for (const k of COUNTERS) metricByName[METRICS[k]] = new Counter(METRICS[k]);
@@ -21,6 +21,11 @@ metricByName[METRICS.outputInvalid] = new Rate(METRICS.outputInvalid);
 metricByName[WORKLOAD_METRICS.outputLengthMismatch] = new Counter(WORKLOAD_METRICS.outputLengthMismatch);
 export const mDropped = new Counter(WORKLOAD_METRICS.arrivalsDropped);
 export const mLateness = new Trend(WORKLOAD_METRICS.arrivalLateness, true);
+// An Agent's per-task metrics: only the Agent sees a whole task (its steps
+// are separate requests, each with its own samples from the helper).
+export const mTaskE2E = new Trend(METRICS.agentTaskE2E, true);
+export const mTaskSteps = new Trend(METRICS.agentTaskSteps);
+export const mTaskCompleted = new Rate(METRICS.agentTaskCompleted);
 
 let mSLO = null; // created by the first Client that has an slo (in the init context)
 
@@ -36,8 +41,9 @@ export function declareSLOMetric() {
   }
 }
 
-// addSamples adds a request's samples ([{metric, values}], as the helper
-// answers them) with tags; a metric this module does not declare is skipped.
+// addSamples adds a request's samples ([{metric, values, tags?}], as the
+// helper answers them) with tags (and a series' own tags on top); a metric
+// this module does not declare is skipped.
 export function addSamples(samples, tags) {
   for (let i = 0; i < samples.length; i++) {
     const m = metricByName[samples[i].metric];

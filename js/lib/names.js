@@ -41,6 +41,12 @@ export const METRICS = Object.freeze({
   cost: 'llm_cost',
   outputTokenMismatch: 'llm_output_token_mismatch',
   outputInvalid: 'llm_output_invalid',
+  toolCalls: 'llm_tool_calls',
+  toolCallFirstArg: 'llm_tool_call_first_arg',
+  toolCallParseFailures: 'llm_tool_call_parse_failures',
+  agentTaskE2E: 'llm_agent_task_e2e',
+  agentTaskSteps: 'llm_agent_task_steps',
+  agentTaskCompleted: 'llm_agent_task_completed',
 });
 
 /** The error kind of a request the helper refused or did not answer. */

@@ -1,0 +1,137 @@
+package moduletest
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/llmstream/xk6-llmstream/internal/k6sim"
+)
+
+// TestAgentRequestShapes: the Agent sends its tools, the model's tool call
+// and the tool's result in each API's own request shape, as the providers'
+// documentation shows them (OpenAI function calling for chat completions
+// and Responses; Anthropic tool use; Gemini function calling; Cohere v2 tool
+// use; ollama /api/chat tools), and as the mock (which parses these shapes
+// to decide when a loop ends) reads them in TestAgentStepAndTaskMetricsEqualGroundTruth.
+func TestAgentRequestShapes(t *testing.T) {
+	t.Parallel()
+	call := map[string]any{"id": "call_1", "name": "get_weather", "arguments": `{"city":"Paris"}`,
+		"first_arg_ms": 21.5, "parse_error": ""}
+	withTool := recordJSON(with(okRecord(), "tools", []any{call}, "tool_calls", 1))
+	h := newFakeHelper(t, map[string]answer{"Q": {status: 200, body: withTool}, "": {status: 200, body: withTool}})
+	path := script(t, `
+import { Agent } from 'file://`+modulePath+`';
+const tools = [{ name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+export default function () {
+  for (const api of ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'cohere', 'ollama']) {
+    const c = new Client({ baseURL: 'http://127.0.0.1:9', api: api, model: 'm' });
+    const task = new Agent(c, { tools: tools, maxSteps: 2, system: 'S', results: { get_weather: 'sunny' } }).run('Q');
+    emit({ api: api, steps: task.steps.length, completed: task.completed, calls: task.steps[0].toolCalls });
+  }
+}
+`)
+	res := run(t, path, env(h), k6sim.Config{}, false)
+	reqs := h.requests()
+	if len(reqs) != 12 {
+		t.Fatalf("%d requests, want 2 steps × 6 APIs", len(reqs))
+	}
+	schema := map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}
+	fn := map[string]any{"name": "get_weather", "description": "Weather", "parameters": schema}
+	openAITools := []any{map[string]any{"type": "function", "function": fn}}
+	assistantCall := []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": "get_weather", "arguments": `{"city":"Paris"}`}}}
+	user := map[string]any{"role": "user", "content": "Q"}
+	system := map[string]any{"role": "system", "content": "S"}
+	want := map[string]map[string]any{
+		"openai-chat": {"tools": openAITools, "messages": []any{system, user,
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": assistantCall},
+			map[string]any{"role": "tool", "tool_call_id": "call_1", "content": "sunny"}}},
+		"cohere": {"tools": openAITools, "messages": []any{system, user,
+			map[string]any{"role": "assistant", "tool_calls": assistantCall},
+			map[string]any{"role": "tool", "tool_call_id": "call_1", "content": "sunny"}}},
+		"ollama": {"tools": openAITools, "messages": []any{system, user,
+			map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"function": map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}}}}},
+			map[string]any{"role": "tool", "tool_name": "get_weather", "content": "sunny"}}},
+		"anthropic-messages": {"tools": []any{map[string]any{"name": "get_weather", "description": "Weather", "input_schema": schema}},
+			"system": "S", "messages": []any{user,
+				map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "call_1", "name": "get_weather", "input": map[string]any{"city": "Paris"}}}},
+				map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny"}}}}},
+		"openai-responses": {"tools": []any{map[string]any{"type": "function", "name": "get_weather", "description": "Weather", "parameters": schema}},
+			"instructions": "S", "input": []any{user,
+				map[string]any{"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": `{"city":"Paris"}`},
+				map[string]any{"type": "function_call_output", "call_id": "call_1", "output": "sunny"}}},
+		"gemini": {"tools": []any{map[string]any{"functionDeclarations": []any{fn}}},
+			"systemInstruction": map[string]any{"parts": []any{map[string]any{"text": "S"}}},
+			"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "Q"}}},
+				map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"name": "get_weather", "args": map[string]any{"city": "Paris"}}}}},
+				map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"name": "get_weather", "response": map[string]any{"result": "sunny"}}}}}}},
+	}
+	for i := 1; i < len(reqs); i += 2 {
+		r := reqs[i]
+		w, ok := want[r.API]
+		if !ok {
+			t.Fatalf("request of api %q", r.API)
+		}
+		for k, v := range w {
+			if !reflect.DeepEqual(r.Body[k], v) {
+				got, _ := json.Marshal(r.Body[k])
+				exp, _ := json.Marshal(v)
+				t.Errorf("%s step 2 %s:\n got  %s\n want %s", r.API, k, got, exp)
+			}
+		}
+		if first := reqs[i-1]; !reflect.DeepEqual(first.Body["tools"], w["tools"]) {
+			t.Errorf("%s step 1 tools %v", r.API, first.Body["tools"])
+		}
+	}
+	// The script sees the call parsed; a task whose second answer is text
+	// (the chat-shaped APIs here: their step 2 prompt is the tool result)
+	// completed, the others ran out of steps.
+	n := 0
+	for _, line := range res.Console {
+		if !strings.Contains(line, "RESULT ") {
+			continue
+		}
+		n++
+		completed := strings.Contains(line, `"api":"openai-chat"`) || strings.Contains(line, `"api":"cohere"`) || strings.Contains(line, `"api":"ollama"`)
+		want := `"steps":2,"completed":` + map[bool]string{true: "true", false: "false"}[completed] +
+			`,"calls":[{"id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}","args":{"city":"Paris"},"firstArg":21.5,"parseError":""}]`
+		if !strings.Contains(line, want) {
+			t.Errorf("task result %s, want %s", line, want)
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d task results, want 6", n)
+	}
+}
+
+// TestSeriesTagsReachK6: a series' own tags (the reason of a tool call's
+// parse failure) are added on top of the request's tags.
+func TestSeriesTagsReachK6(t *testing.T) {
+	t.Parallel()
+	body := `{"version":2,"ok":true,"status":200,"error":null,"id":"x","model":"m","api":"openai-chat",
+"tags":{"model":"m","api":"openai-chat","status":"200","error":"","token_source":"usage"},
+"samples":[{"metric":"llm_tool_calls","values":[2]},{"metric":"llm_tool_call_parse_failures","values":[1],"tags":{"reason":"invalid_json"}}]}`
+	h := newFakeHelper(t, map[string]answer{"P": {status: 200, body: body}})
+	res := run(t, script(t, `
+const c = new Client({ baseURL: 'http://127.0.0.1:9', tags: { suite: 's' } });
+export default function () { c.chat('P'); }
+`), env(h), k6sim.Config{}, false)
+	var got []map[string]string
+	for _, s := range res.Samples {
+		if s.Metric == "llm_tool_call_parse_failures" {
+			got = append(got, s.Tags)
+			if s.Value != 1 {
+				t.Errorf("value %v", s.Value)
+			}
+		}
+	}
+	if len(got) != 1 || got[0]["reason"] != "invalid_json" || got[0]["suite"] != "s" || got[0]["api"] != "openai-chat" {
+		t.Errorf("parse failure samples' tags %v", got)
+	}
+	for _, s := range res.Samples {
+		if s.Metric == "llm_tool_calls" && s.Tags["reason"] != "" {
+			t.Errorf("llm_tool_calls got the other series' tag: %v", s.Tags)
+		}
+	}
+}
