@@ -152,7 +152,7 @@ type ModelConfig struct {
 	// application/json or ollama's format) that are made invalid on purpose:
 	// cut short (not JSON) or, with a schema, half of them with a value of the
 	// wrong type. Drawn per request from the seed.
-	InvalidJSON float64 `json:"invalid_json"`
+	InvalidJSON float64 `json:"invalid_json" flag:"invalid-json" usage:"make this share (0…1) of structured-output answers invalid on purpose: cut short or, with a schema, one value of the wrong type"`
 	// Faults are the injected failure rates.
 	Faults Faults `json:"faults"`
 }
