@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/gemini"
 	"strings"
 	"sync"
 
@@ -155,7 +156,7 @@ func (f *formatFields) schema() (field string, schema json.RawMessage, asked boo
 			return "generationConfig.responseJsonSchema", g.ResponseJSONSchema, true, nil
 		}
 		if present(g.ResponseSchema) {
-			s, err := lowerTypes(g.ResponseSchema)
+			s, err := gemini.JSONSchema(g.ResponseSchema)
 			return "generationConfig.responseSchema", s, true, err
 		}
 		return "generationConfig", nil, true, nil
@@ -197,34 +198,6 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return raw
-}
-
-// lowerTypes is Gemini's responseSchema with its type names (OBJECT,
-// STRING, ...) in lower case, as JSON schema names them.
-func lowerTypes(raw json.RawMessage) (json.RawMessage, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, err
-	}
-	var walk func(any)
-	walk = func(x any) {
-		switch t := x.(type) {
-		case map[string]any:
-			for k, e := range t {
-				if s, ok := e.(string); ok && k == "type" {
-					t[k] = strings.ToLower(s)
-				} else {
-					walk(e)
-				}
-			}
-		case []any:
-			for _, e := range t {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	return json.Marshal(v)
 }
 
 // noLoader refuses every $ref outside the schema: the helper fetches and

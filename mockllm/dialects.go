@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	geminischema "github.com/llmstream/xk6-llmstream/internal/gemini"
 	"net/http"
 	"strings"
 )
@@ -270,33 +271,13 @@ func parseOllama(body []byte) (*genRequest, error) {
 	return req, nil
 }
 
-// geminiSchema turns Gemini's responseSchema (an OpenAPI 3.0 subset whose
-// type names are upper case: OBJECT, STRING, ...) into JSON schema: type
-// names in lower case; the rest as given. Absent stays absent.
+// geminiSchema is Gemini's responseSchema as JSON Schema (geminischema.JSONSchema);
+// what does not parse is kept as given, for newFormat to refuse by name.
 func geminiSchema(raw json.RawMessage) json.RawMessage {
-	var v any
-	if len(bytes.TrimSpace(raw)) == 0 || json.Unmarshal(raw, &v) != nil {
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return raw
 	}
-	var lower func(any) any
-	lower = func(x any) any {
-		switch t := x.(type) {
-		case map[string]any:
-			for k, e := range t {
-				if s, ok := e.(string); ok && k == "type" {
-					t[k] = strings.ToLower(s)
-				} else {
-					t[k] = lower(e)
-				}
-			}
-		case []any:
-			for i, e := range t {
-				t[i] = lower(e)
-			}
-		}
-		return x
-	}
-	out, err := json.Marshal(lower(v))
+	out, err := geminischema.JSONSchema(raw)
 	if err != nil {
 		return raw
 	}

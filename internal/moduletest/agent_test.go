@@ -1,7 +1,6 @@
 package moduletest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"math"
@@ -58,43 +57,6 @@ export default function () {
   }
 }
 `
-
-// agentPoint is one sample of k6's JSON output.
-type agentPoint struct {
-	Metric   string
-	Value    float64
-	Tags     map[string]string
-	Metadata map[string]string
-}
-
-func readAgentPoints(t *testing.T, path string) []agentPoint {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []agentPoint
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Type   string `json:"type"`
-			Metric string `json:"metric"`
-			Data   struct {
-				Value    float64           `json:"value"`
-				Tags     map[string]string `json:"tags"`
-				Metadata map[string]string `json:"metadata"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
-		if line.Type == "Point" && (strings.HasPrefix(line.Metric, "llm_") || line.Metric == "checks") {
-			out = append(out, agentPoint{line.Metric, line.Data.Value, line.Data.Tags, line.Data.Metadata})
-		}
-	}
-	return out
-}
 
 // TestAgentStepAndTaskMetricsEqualGroundTruth runs 3-step agent tasks in
 // every dialect with tool calls, under k6sim and (when present) real k6, and
@@ -165,7 +127,7 @@ func checkAgentRun(t *testing.T, runK6 k6Runner) {
 	if _, err := records.Scan(f, func(r *records.Record) error { c := *r; recs[r.ID] = &c; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	pts := readAgentPoints(t, k6File)
+	pts := readPointsFile(t, k6File, func(m string) bool { return strings.HasPrefix(m, "llm_") || m == "checks" })
 	// The script checked each task: completed, and each call's arguments
 	// parsed (a records file keeps no arguments; TestToolCallAnswers holds
 	// the engine's arguments to the mock's).

@@ -116,43 +116,6 @@ export default function () {
 	}
 }
 
-// k6Sample is one k6 JSON Point with its value.
-type k6Sample struct {
-	Metric string
-	Value  float64
-	Tags   map[string]string
-	ID     string // llm_request_id
-}
-
-func readSamples(t *testing.T, path string) []k6Sample {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []k6Sample
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Type   string `json:"type"`
-			Metric string `json:"metric"`
-			Data   struct {
-				Value    float64           `json:"value"`
-				Tags     map[string]string `json:"tags"`
-				Metadata map[string]string `json:"metadata"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
-		if line.Type == "Point" && strings.HasPrefix(line.Metric, "llm_") {
-			out = append(out, k6Sample{line.Metric, line.Data.Value, line.Data.Tags, line.Data.Metadata[metrics.RequestIDMetadata]})
-		}
-	}
-	return out
-}
-
 const structuredScript = `
 const c = new Client({ baseURL: __ENV.LLM_BASE_URL, api: __ENV.API, model: 'm' });
 const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0, maximum: 120 } },
@@ -188,7 +151,7 @@ func TestStructuredInvalidRateInRealK6(t *testing.T) {
 	}
 	got := map[string]int{}
 	count := 0
-	for _, s := range readSamples(t, out) {
+	for _, s := range readPointsFile(t, out, llmMetric) {
 		if s.Metric != metrics.OutputInvalid {
 			continue
 		}
@@ -288,7 +251,7 @@ export default function () {
 		t.Fatalf("the mock served %d requests, want %d", len(logs), n)
 	}
 	var ttft, input []float64
-	for _, s := range readSamples(t, out) {
+	for _, s := range readPointsFile(t, out, llmMetric) {
 		switch s.Metric {
 		case metrics.TTFT:
 			ttft = append(ttft, s.Value)
@@ -355,3 +318,5 @@ func (l *logLines) entries(t *testing.T) []mockllm.RequestLog {
 	slices.SortFunc(out, func(a, b mockllm.RequestLog) int { return int(a.Seq) - int(b.Seq) })
 	return out
 }
+
+func llmMetric(m string) bool { return strings.HasPrefix(m, "llm_") }

@@ -154,10 +154,29 @@ func runRealK6(t *testing.T, k6, path string, env map[string]string, out string)
 	return output.String()
 }
 
+// k6Point is one sample ("type": "Point") of k6's JSON output.
 type k6Point struct {
 	Metric   string
+	Value    float64
 	Tags     map[string]string
 	Metadata map[string]string
+}
+
+// readPointsFile reads the points of the metrics keep accepts from a k6 JSON
+// output file.
+func readPointsFile(t *testing.T, path string, keep func(metric string) bool) []k6Point {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []k6Point
+	for _, p := range readPoints(t, raw) {
+		if keep(p.Metric) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func readPoints(t *testing.T, raw []byte) []k6Point {
@@ -170,6 +189,7 @@ func readPoints(t *testing.T, raw []byte) []k6Point {
 			Type   string `json:"type"`
 			Metric string `json:"metric"`
 			Data   struct {
+				Value    float64           `json:"value"`
 				Tags     map[string]string `json:"tags"`
 				Metadata map[string]string `json:"metadata"`
 			} `json:"data"`
@@ -178,7 +198,7 @@ func readPoints(t *testing.T, raw []byte) []k6Point {
 			t.Fatal(err)
 		}
 		if line.Type == "Point" {
-			pts = append(pts, k6Point{Metric: line.Metric, Tags: line.Data.Tags, Metadata: line.Data.Metadata})
+			pts = append(pts, k6Point{Metric: line.Metric, Value: line.Data.Value, Tags: line.Data.Tags, Metadata: line.Data.Metadata})
 		}
 	}
 	return pts
