@@ -48,6 +48,17 @@ const (
 	ArrivalsDropped      = "llm_arrivals_dropped"
 	ArrivalLateness      = "llm_arrival_lateness"
 	OutputTokenMismatch  = "llm_output_token_mismatch"
+
+	// Embeddings and rerank calls: their own names, so that they never mix
+	// with generation's.
+	EmbedDuration     = "llm_embed_duration"
+	EmbedInputTokens  = "llm_embed_input_tokens"
+	EmbedBatchSize    = "llm_embed_batch_size"
+	EmbedFailed       = "llm_embed_failed"
+	RerankDuration    = "llm_rerank_duration"
+	RerankInputTokens = "llm_rerank_input_tokens"
+	RerankDocuments   = "llm_rerank_documents"
+	RerankFailed      = "llm_rerank_failed"
 )
 
 // Builtin lists every metric the module declares, in the order a request's
@@ -80,6 +91,14 @@ var Builtin = []Metric{
 	{ArrivalsDropped, Counter, false},
 	{ArrivalLateness, Trend, true},
 	{OutputTokenMismatch, Rate, false},
+	{EmbedDuration, Trend, true},
+	{EmbedInputTokens, Counter, false},
+	{EmbedBatchSize, Trend, false},
+	{EmbedFailed, Rate, false},
+	{RerankDuration, Trend, true},
+	{RerankInputTokens, Counter, false},
+	{RerankDocuments, Trend, false},
+	{RerankFailed, Rate, false},
 }
 
 // Lookup finds a builtin metric by name.

@@ -70,9 +70,15 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //     llm_output_length_mismatch as Options ask.
 //   - llm_output_token_mismatch: a successful request with a token audit
 //     that could judge it (TokenMismatch).
+//
+// An embeddings or rerank call (rec.Kind) has its own metrics instead, see
+// fromCall.
 func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}
+	}
+	if rec.Kind != "" {
+		return fromCall(rec)
 	}
 	b := builder{out: make([]Series, 0, 16), singles: make([]float64, 0, 24)}
 	if rec.TTFTNS != nil {
@@ -130,6 +136,31 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if mismatch, ok := TokenMismatch(rec); ok {
 		b.one(OutputTokenMismatch, boolValue(mismatch))
 	}
+	return b.out
+}
+
+// fromCall is an embeddings or rerank call's samples, apart from
+// generation's: llm_embed_duration (a call that was sent), the input tokens
+// the server reported (a successful call), llm_embed_batch_size (the
+// request's inputs) and llm_embed_failed; for rerank the llm_rerank_*
+// equivalents, with llm_rerank_documents as the batch. Tags and error kinds
+// are generation's.
+func fromCall(rec *records.Record) []Series {
+	b := builder{out: make([]Series, 0, 4), singles: make([]float64, 0, 4)}
+	duration, tokens, batch, failed := EmbedDuration, EmbedInputTokens, EmbedBatchSize, EmbedFailed
+	if rec.Kind == "rerank" {
+		duration, tokens, batch, failed = RerankDuration, RerankInputTokens, RerankDocuments, RerankFailed
+	}
+	if rec.StartNS != 0 {
+		b.one(duration, MS(rec.E2ENS))
+	}
+	if rec.OK() && rec.TokenSource == "usage" {
+		b.one(tokens, float64(max(rec.InputTokens, 0)))
+	}
+	if rec.Batch > 0 {
+		b.one(batch, float64(rec.Batch))
+	}
+	b.one(failed, boolValue(!rec.OK()))
 	return b.out
 }
 
