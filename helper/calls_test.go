@@ -1,12 +1,17 @@
 package helper
 
 import (
+	"bytes"
+	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/serverstats"
 )
 
 // TestEndToEndCalls: an embeddings and a rerank call through the helper
@@ -77,4 +82,67 @@ func TestEndToEndCalls(t *testing.T) {
 			t.Errorf("llm_embed_failed = %v (%v), want 1", v, ok)
 		}
 	})
+}
+
+// TestRecordsGPU: with a sampler of the mock's DCGM-like page, a request
+// that starts while one call holds the only slot's worth of load is
+// recorded with the GPU at 100% ± 1 and the power in proportion; a request
+// of a helper without the sampler has no GPU.
+func TestRecordsGPU(t *testing.T) {
+	t.Parallel()
+	cfg := fixedMock()
+	cfg.Slots = 1
+	cfg.Calls = mockllm.CallLatency{Base: time.Hour}
+	mock := startMock(t, cfg)
+	sampler, err := serverstats.StartSampler(mock+"/dcgm/metrics", time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sampler.Stop()
+	var buf bytes.Buffer
+	rw := records.NewWriter(&buf, false, records.Options{})
+	s := startHelper(t, WithRecords(rw), WithGPUSampler(sampler))
+	plain := startHelper(t, WithRecords(rw))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { // holds the GPU busy until the cancel
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, mock+"/v1/embeddings", strings.NewReader(`{"model":"e","input":"x"}`))
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	for l := sampler.Latest(); l == nil || l.GPU == nil || *l.GPU.Util < 99; l = sampler.Latest() {
+		time.Sleep(time.Millisecond)
+	}
+	req := map[string]any{"url": mock + "/v1/chat/completions",
+		"body": map[string]any{"model": "m", "max_tokens": 2, "messages": []any{map[string]any{"role": "user", "content": "hi"}}}}
+	if status, a, raw := streamVia(t, s.URL(), req); status != 200 || !a.OK {
+		t.Fatalf("%d %s", status, raw)
+	}
+	cancel()
+	<-done
+	if status, _, raw := streamVia(t, plain.URL(), req); status != 200 {
+		t.Fatalf("%d %s", status, raw)
+	}
+	for _, h := range []*Server{s, plain} {
+		if err := h.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []*records.GPU
+	if _, err := records.Scan(&buf, func(r *records.Record) error { got = append(got, r.GPU); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] == nil || got[1] != nil {
+		t.Fatalf("GPU of the records: %v", got)
+	}
+	g := got[0]
+	if g.GPUs != 1 || g.UtilPct == nil || *g.UtilPct < 99 || g.PowerW == nil || *g.PowerW < mockllm.GPUMaxW-(mockllm.GPUMaxW-mockllm.GPUIdleW)/100 || g.MemUsedMiB == nil || g.SMClockMHz == nil {
+		t.Errorf("GPU %+v", g)
+	}
 }

@@ -63,6 +63,7 @@ type helperFlags struct {
 	grace       time.Duration
 	scrape      string
 	scrapeEvery time.Duration
+	gpuMetrics  string
 	caFile      string
 }
 
@@ -87,6 +88,7 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&f.recOverride, "records-overwrite", false, "let --records replace an existing file that is not a records file (without it such a file is refused, left as it is)")
 	fs.StringVar(&f.scrape, "scrape", "", "stamp each record with the server's queue depth and running requests from this Prometheus /metrics `URL` (http or https; needs --records)")
 	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape")
+	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "stamp each record with the GPUs' utilization, memory, power and SM clock from this NVIDIA DCGM exporter /metrics `URL` (needs --records; scraped every --scrape-interval)")
 	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams, besides the system's (a gateway's private CA, the mock's --tls-cert-out)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
 	fs.Usage = func() {
@@ -159,7 +161,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithLogger(logger),
 	}
 	opts = append(opts, caOpts...)
-	sampler, err := helperSampler(&f, allow)
+	sampler, err := helperSampler(&f, allow, "--scrape", f.scrape)
 	if err != nil {
 		return err
 	}
@@ -168,6 +170,17 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		defer func() {
 			st := sampler.Stop()
 			logger.Info("scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError, "rejected_values", st.Rejected, "slow", st.Slow)
+		}()
+	}
+	gpuSampler, err := helperSampler(&f, allow, "--gpu-metrics", f.gpuMetrics)
+	if err != nil {
+		return err
+	}
+	if gpuSampler != nil {
+		opts = append(opts, helper.WithGPUSampler(gpuSampler))
+		defer func() {
+			st := gpuSampler.Stop()
+			logger.Info("gpu scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError, "rejected_values", st.Rejected, "slow", st.Slow)
 		}()
 	}
 	var rw *records.Writer
@@ -228,21 +241,22 @@ func caFileOptions(path string) ([]helper.Option, []serverstats.Option, error) {
 	return []helper.Option{helper.WithRootCAs(pool)}, []serverstats.Option{serverstats.WithRootCAs(pool)}, nil
 }
 
-// helperSampler checks --scrape and --scrape-interval and starts the
-// sampler of --scrape (nil without it): its URL and redirects on the
-// allow-list, https trusting --ca-file's CAs as the upstreams do.
-func helperSampler(f *helperFlags, allow *helper.AllowList) (*serverstats.Sampler, error) {
+// helperSampler checks a scrape flag (--scrape, --gpu-metrics) and
+// --scrape-interval and starts the sampler of its URL (nil without it): its
+// URL and redirects on the allow-list, https trusting --ca-file's CAs as the
+// upstreams do.
+func helperSampler(f *helperFlags, allow *helper.AllowList, flag, url string) (*serverstats.Sampler, error) {
 	switch {
-	case f.scrape == "":
+	case url == "":
 		return nil, nil
 	case f.records == "":
-		return nil, usagef("--scrape needs --records: it stamps each record with the server's queue depth")
+		return nil, usagef("%s needs --records: it stamps each record with what it scrapes", flag)
 	case f.scrapeEvery <= 0:
 		return nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
-	case f.scrape == serverstats.Mock:
-		return nil, usagef("--scrape mock: the helper starts no mock; give the server's /metrics URL (xk6-llmstream run --scrape mock scrapes the mock it starts)")
+	case url == serverstats.Mock:
+		return nil, usagef("%s mock: the helper starts no mock; give the server's /metrics URL (xk6-llmstream run --scrape mock scrapes the mock it starts)", flag)
 	}
-	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
+	if err := serverstats.CheckURL(flag, url); err != nil {
 		return nil, usageError{err}
 	}
 	_, caOpts, err := caFileOptions(f.caFile)
@@ -250,9 +264,9 @@ func helperSampler(f *helperFlags, allow *helper.AllowList) (*serverstats.Sample
 		return nil, err
 	}
 	opts := append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, caOpts...)
-	s, err := serverstats.StartSampler(f.scrape, f.scrapeEvery, opts...)
+	s, err := serverstats.StartSampler(url, f.scrapeEvery, opts...)
 	if errors.Is(err, serverstats.ErrRefused) {
-		return nil, usagef("--scrape: %v", err)
+		return nil, usagef("%s: %v", flag, err)
 	}
 	return s, err
 }
