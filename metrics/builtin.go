@@ -1,5 +1,7 @@
 package metrics
 
+import "strings"
+
 // Type is a k6 metric type.
 type Type string
 
@@ -99,6 +101,13 @@ var Builtin = []Metric{
 	{RerankInputTokens, Counter, false},
 	{RerankDocuments, Trend, false},
 	{RerankFailed, Rate, false},
+}
+
+// IsCall reports whether a metric is one of the embeddings and rerank
+// calls' (llm_embed_*, llm_rerank_*), which analyze summarizes apart from
+// generation's.
+func IsCall(name string) bool {
+	return strings.HasPrefix(name, "llm_embed_") || strings.HasPrefix(name, "llm_rerank_")
 }
 
 // Lookup finds a builtin metric by name.
