@@ -67,6 +67,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   model: __ENV.LLM_MODEL || 'tiny-random',
   api: 'openai-chat',
+  body: { max_tokens: maxTokens }, // in every request; chat(prompt) adds the user message
   timeout: __ENV.LLM_TIMEOUT || '120s',
 });
 
@@ -104,7 +105,7 @@ export const options = {
 };
 
 export default function () {
-  const r = llm.chat({ messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens });
+  const r = llm.chat(prompt);
   check(r, {
     'streamed without error': (x) => x.ok,
     'output tokens from usage equal max_tokens': (x) => x.tokenSource === 'usage' && x.outputTokens === maxTokens,

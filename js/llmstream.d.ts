@@ -1,4 +1,6 @@
-// Type definitions for llmstream.js, the xk6-llmstream k6 module.
+// Type definitions for llmstream.js, the xk6-llmstream k6 module: they declare
+// what the entry llmstream.js exports (it re-exports the files under lib/, which
+// are not part of the API and have no typings of their own).
 // Reference with prose and examples: docs/module.md.
 
 /** The streaming wire formats a Client speaks. */

@@ -3,6 +3,7 @@ package k6json
 import (
 	"bufio"
 	"bytes"
+	"github.com/llmstream/xk6-llmstream/internal/input"
 	"math"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 }
 
 func gunzipF(f *testing.F, path string) []byte {
-	rc, err := Open(path, nil)
+	rc, err := input.Open(path, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

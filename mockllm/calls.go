@@ -37,11 +37,11 @@ const purposeCall uint64 = 100
 // seeded by Config.Seed and the request's arrival number. Calls take no
 // decode slot; they count as load on the mock's GPU page while they run.
 type CallLatency struct {
-	Base     time.Duration `json:"base"`
-	PerToken time.Duration `json:"per_token"`
-	Jitter   Jitter        `json:"jitter"`
+	Base     time.Duration `json:"base" flag:"calls-base" usage:"embeddings and rerank answers take {DURATION} plus --calls-per-token per input token"`
+	PerToken time.Duration `json:"per_token" flag:"calls-per-token" usage:"embeddings and rerank answers take {DURATION} more per input token"`
+	Jitter   Jitter        `json:"jitter" flag:"calls-jitter" usage:"lognormal {SIGMA} of the embeddings and rerank latency (0: none)"`
 	// Dims is the length of the embedding vectors (0: DefaultEmbedDims).
-	Dims int `json:"dims"`
+	Dims int `json:"dims" flag:"embed-dims" usage:"length {N} of the embedding vectors (0: 16)"`
 }
 
 func (c *CallLatency) validate() error {

@@ -34,23 +34,23 @@ const maxOutputTokens = 1 << 20
 type Config struct {
 	// Seed derives every request's random source (with the request's arrival
 	// sequence number).
-	Seed uint64 `json:"seed"`
+	Seed uint64 `json:"seed" flag:"seed" usage:"random {SEED} of the latency model and faults"`
 	// Slots is how many streams decode at once; the others wait FIFO. 0 means
 	// unlimited.
-	Slots int `json:"slots"`
+	Slots int `json:"slots" flag:"slots" usage:"at most {N} streams decode at once, others wait FIFO (0: unlimited)"`
 	// SlotsPerModel gives each model its own pool of Slots (and its own queue)
 	// instead of one pool shared by all models.
-	SlotsPerModel bool `json:"slots_per_model"`
+	SlotsPerModel bool `json:"slots_per_model" flag:"slots-per-model" usage:"give each model its own slots and queue"`
 	// QueueLimit is how many requests may wait for a slot; the next ones are
 	// answered 429 with Retry-After. 0 means no limit.
-	QueueLimit int `json:"queue_limit"`
+	QueueLimit int `json:"queue_limit" flag:"queue-limit" usage:"answer 429 when {N} requests already wait for a slot (0: no limit)"`
 	// RetryAfter is the Retry-After of 429 answers (rounded up to whole
 	// seconds); 0 means DefaultRetryAfter.
-	RetryAfter time.Duration `json:"retry_after"`
+	RetryAfter time.Duration `json:"retry_after" flag:"retry-after" usage:"Retry-After of 429 answers"`
 	// APIKey, when set, is required on every /v1/ request as
 	// "Authorization: Bearer KEY" or "x-api-key: KEY"; others get 401. It never
 	// appears in any answer or log.
-	APIKey string `json:"api_key"`
+	APIKey string `json:"api_key" flag:"api-key" usage:"require this {KEY} (Authorization: Bearer or x-api-key); answer 401 otherwise"`
 	// Default is the behaviour of every model not named in Models.
 	Default ModelConfig `json:"default"`
 	// Models holds per-model behaviour, by the name requests use. When not
@@ -63,7 +63,7 @@ type Config struct {
 	// the path of a Hugging Face tokenizer.json counts that tokenizer's tokens
 	// of each text alone (system, message contents, or the prompt) — no chat
 	// template — exactly as `xk6-llmstream dataset` counts input_tokens.
-	Tokenizer string `json:"tokenizer"`
+	Tokenizer string `json:"tokenizer" flag:"tokenizer" usage:"count prompt tokens with {TOKENIZER} (cl100k_base, o200k_base, a tokenizer.json path, or words), as {xk6-llmstream dataset} does"`
 	// PrefixCache, when PrefixCache.Blocks > 0, serves the leading blocks of
 	// prompts seen recently from a cache: cheaper prefill, reported as cached
 	// prompt tokens in usage.
@@ -76,7 +76,7 @@ type Config struct {
 	Calls CallLatency `json:"calls"`
 	// GPUs is how many GPUs the DCGM-like page (GET /dcgm/metrics) shows
 	// (0: 1).
-	GPUs int `json:"gpus"`
+	GPUs int `json:"gpus" flag:"gpus" usage:"the DCGM-like page GET /dcgm/metrics lists {N} GPUs (0: 1)"`
 	// Log, when not nil, receives one JSON line per generation request (see
 	// RequestLog). It is written by one goroutine through a buffer that
 	// Server.Close flushes; the Server does not close it.
@@ -87,9 +87,9 @@ type Config struct {
 // between Start and Start+Duration after the Server was created (Duration 0:
 // until the end).
 type Burst struct {
-	Start    time.Duration `json:"start"`
-	Duration time.Duration `json:"duration"`
-	Delay    time.Duration `json:"delay"`
+	Start    time.Duration `json:"start" flag:"burst-start" usage:"a stall burst begins {DURATION} after the mock starts (with --burst-delay)"`
+	Duration time.Duration `json:"duration" flag:"burst-duration" usage:"the stall burst lasts {DURATION} (0: to the end)"`
+	Delay    time.Duration `json:"delay" flag:"burst-delay" usage:"requests arriving in the burst get their first token {DURATION} later (0: no burst)"`
 }
 
 // covers reports whether a request arriving at offset since the Server's
@@ -123,22 +123,22 @@ type ModelConfig struct {
 	// DecodeSlowdown models batching: every ITL draw is multiplied by
 	// 1 + DecodeSlowdown × (active − 1), where active is the number of streams
 	// holding a slot of the same pool when the event is scheduled.
-	DecodeSlowdown float64 `json:"decode_slowdown"`
+	DecodeSlowdown float64 `json:"decode_slowdown" flag:"slowdown" usage:"decode slowdown {F}: ITL × (1 + F × (active streams − 1))"`
 	// OutputTokens is the answer length distribution. Unset, the answer fills
 	// the request's max_tokens, else is DefaultOutputTokens long. max_tokens
 	// (or max_completion_tokens) caps reasoning plus answer, and the finish
 	// reason is "length" ("max_tokens" for Anthropic) exactly when they reach
 	// it; vLLM's ignore_eos makes them reach it.
-	OutputTokens Count `json:"output_tokens"`
+	OutputTokens Count `json:"output_tokens" flag:"output-tokens" usage:"answer length {N} in tokens (0: fill max_tokens, else 16; default: lognormal, median 120)"`
 	// ReasoningTokens, when set, gives the model a reasoning phase of that many
 	// tokens before the answer (OpenAI chat: delta.reasoning_content; Anthropic:
 	// a thinking block). max_tokens caps reasoning plus answer.
-	ReasoningTokens Count `json:"reasoning_tokens"`
+	ReasoningTokens Count `json:"reasoning_tokens" flag:"reasoning-tokens" usage:"reasoning tokens {N} before the answer (0: none)"`
 	// TokensPerEvent is how many tokens each event carries, drawn uniformly in
 	// [Min, Max] per event (speculative decoding). Zero means 1.
-	TokensPerEvent TokensPerEvent `json:"tokens_per_event"`
+	TokensPerEvent TokensPerEvent `json:"tokens_per_event" flag:"tokens-per-event" usage:"tokens per event {N} (speculative decoding; 0: 1)"`
 	// Echo makes the answer repeat the prompt's words instead of filler text.
-	Echo bool `json:"echo"`
+	Echo bool `json:"echo" flag:"echo" usage:"answer with the prompt's words instead of filler text"`
 	// UsageOverReport makes the usage report claim this share more output
 	// tokens than were streamed (0.1: 10 % more, rounded), as a miscounting
 	// server or gateway would; for testing the token audit. The request log
@@ -155,26 +155,26 @@ type ModelConfig struct {
 // + PerCachedToken × input tokens served from the prefix cache) with Jitter
 // applied, capped at Max when Max > 0.
 type Prefill struct {
-	Base           time.Duration `json:"base"`
-	PerInputToken  time.Duration `json:"per_input_token"`
-	PerCachedToken time.Duration `json:"per_cached_token"`
-	Jitter         Jitter        `json:"jitter"`
+	Base           time.Duration `json:"base" flag:"prefill" usage:"prefill base {DURATION} (time from slot to first token)"`
+	PerInputToken  time.Duration `json:"per_input_token" flag:"prefill-per-token" usage:"prefill {DURATION} added per input token"`
+	PerCachedToken time.Duration `json:"per_cached_token" flag:"prefill-per-cached-token" usage:"prefill {DURATION} per input token served from the prefix cache"`
+	Jitter         Jitter        `json:"jitter" flag:"prefill-sigma" usage:"lognormal jitter {SIGMA} of prefill (0: none)"`
 	Max            time.Duration `json:"max"`
 }
 
 // ITL is the inter-token latency: Base with Jitter applied, capped at Max when
 // Max > 0.
 type ITL struct {
-	Base   time.Duration `json:"base"`
-	Jitter Jitter        `json:"jitter"`
+	Base   time.Duration `json:"base" flag:"itl" usage:"inter-token latency base {DURATION}"`
+	Jitter Jitter        `json:"jitter" flag:"itl-sigma" usage:"lognormal jitter {SIGMA} of the inter-token latency (0: none)"`
 	Max    time.Duration `json:"max"`
 }
 
 // Stall is a rare long gap: with probability Prob before each token event after
 // the first, Duration (with Jitter applied) is added to the gap.
 type Stall struct {
-	Prob     float64       `json:"prob"`
-	Duration time.Duration `json:"duration"`
+	Prob     float64       `json:"prob" flag:"stall-prob" usage:"probability {P} of a stall before each token event"`
+	Duration time.Duration `json:"duration" flag:"stall" usage:"stall {DURATION}"`
 	Jitter   Jitter        `json:"jitter"`
 }
 
@@ -250,30 +250,30 @@ type TokensPerEvent struct {
 // injected failures. At most one fault is injected per request.
 type Faults struct {
 	// HTTP429 answers 429 with Retry-After at once.
-	HTTP429 float64 `json:"http_429"`
+	HTTP429 float64 `json:"http_429" flag:"fault-429" usage:"{RATE} of injected 429 answers"`
 	// HTTP5xx answers Status5xx at once.
-	HTTP5xx float64 `json:"http_5xx"`
+	HTTP5xx float64 `json:"http_5xx" flag:"fault-5xx" usage:"{RATE} of injected 5xx answers"`
 	// Status5xx is the status of the 5xx fault; 0 means DefaultStatus5xx.
 	Status5xx int `json:"status_5xx"`
 	// Disconnect breaks the connection mid-stream, after at least one token.
 	// This and the other stream faults (Malformed, ErrorEvent, NotStreamed)
 	// spare requests that did not ask for a stream.
-	Disconnect float64 `json:"disconnect"`
+	Disconnect float64 `json:"disconnect" flag:"fault-disconnect" usage:"{RATE} of connections broken mid-stream"`
 	// Malformed sends one event whose data is not valid JSON, mid-stream, then
 	// goes on.
-	Malformed float64 `json:"malformed"`
+	Malformed float64 `json:"malformed" flag:"fault-malformed" usage:"{RATE} of streams with one malformed event"`
 	// ErrorEvent ends the stream mid-way with an error event in the dialect's
 	// own shape.
-	ErrorEvent float64 `json:"error_event"`
+	ErrorEvent float64 `json:"error_event" flag:"fault-error-event" usage:"{RATE} of streams ended by an error event"`
 	// NotStreamed answers a streamed request with the whole non-streamed JSON
 	// answer (Content-Type application/json), when it would have ended.
-	NotStreamed float64 `json:"not_streamed"`
+	NotStreamed float64 `json:"not_streamed" flag:"fault-not-streamed" usage:"{RATE} of streamed requests answered with one JSON document"`
 	// Pause makes one long pause of PauseDuration mid-answer (where a
 	// mid-stream fault would strike, after at least one token and before the
 	// last), then the stream goes on to its normal end: a stall of a seeded
 	// share of requests. Answers of one token have no gap to pause in.
-	Pause         float64       `json:"pause"`
-	PauseDuration time.Duration `json:"pause_duration"`
+	Pause         float64       `json:"pause" flag:"fault-pause" usage:"{RATE} of answers with one long pause mid-answer (--fault-pause-duration)"`
+	PauseDuration time.Duration `json:"pause_duration" flag:"fault-pause-duration" usage:"how long the --fault-pause pause is ({DURATION})"`
 }
 
 // DefaultConfig returns the behaviour of `xk6-llmstream mock` without a
@@ -282,6 +282,7 @@ type Faults struct {
 func DefaultConfig() Config {
 	return Config{
 		Seed:        1,
+		RetryAfter:  DefaultRetryAfter,
 		Tokenizer:   DefaultTokenizer,
 		PrefixCache: PrefixCache{Blocks: DefaultPrefixCacheBlocks, BlockTokens: DefaultBlockTokens},
 		Default: ModelConfig{

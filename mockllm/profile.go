@@ -13,7 +13,8 @@ import (
 )
 
 // A profile is JSON whose names are the json tags of Config and the types it
-// holds: a setting is declared once, in its struct. The decoder below walks
+// holds: a setting is declared once, in its struct (its flag too, see
+// settings.go). The decoder below walks
 // those tags; only what the format itself adds has code of its own: durations
 // as strings, null resetting a setting, the "models" overlay, counts given as a
 // number, and a "dist" replacing a distribution whole.

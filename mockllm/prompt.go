@@ -36,9 +36,9 @@ const DefaultBlockTokens = 16
 // when more than Blocks are held.
 type PrefixCache struct {
 	// Blocks is the capacity in blocks; 0 turns the cache off.
-	Blocks int `json:"blocks"`
+	Blocks int `json:"blocks" flag:"prefix-cache-blocks" usage:"prefix cache capacity in {N} blocks (0: no prefix cache)"`
 	// BlockTokens is the block size in tokens; 0 means DefaultBlockTokens.
-	BlockTokens int `json:"block_tokens"`
+	BlockTokens int `json:"block_tokens" flag:"prefix-block-tokens" usage:"prefix cache block size {N} in tokens"`
 }
 
 func (p *PrefixCache) validate() error {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/input"
 	"io"
 	"slices"
 	"time"
@@ -65,7 +66,7 @@ func RecordsFile(path string) bool {
 	if path == "-" {
 		return false
 	}
-	rc, err := k6json.Open(path, nil)
+	rc, err := input.Open(path, nil)
 	if err != nil {
 		return false
 	}
@@ -98,7 +99,7 @@ type recordReader struct {
 // scan reads one records file and calls emit with each point.
 func (rr *recordReader) scan(path string, emit func(*k6json.Point) error) (k6json.FileStats, error) {
 	st := k6json.FileStats{Input: path}
-	rc, err := k6json.Open(path, nil)
+	rc, err := input.Open(path, nil)
 	if err != nil {
 		return st, err
 	}

@@ -20,14 +20,13 @@ type mockServer struct {
 }
 
 // startMock serves the mock with the profile at path (the default behaviour of
-// `xk6-llmstream mock` when path is empty) on 127.0.0.1, a free port.
+// `xk6-llmstream mock` when path is empty) on 127.0.0.1, a free port: its
+// Config is the mock command's without setting flags (run has none but
+// --mock-profile).
 func startMock(profile string) (*mockServer, error) {
-	cfg := mockllm.DefaultConfig()
-	if profile != "" {
-		var err error
-		if cfg, err = mockllm.LoadProfile(profile); err != nil {
-			return nil, fmt.Errorf("mock: %w", err)
-		}
+	cfg, err := mockllm.LoadConfig(profile)
+	if err != nil {
+		return nil, fmt.Errorf("mock: %w", err)
 	}
 	m, err := mockllm.New(cfg)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/helper"
@@ -140,30 +141,69 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	recOpts, closeRecords, err := recordOptions(cfg, mock, allowList, say)
+	scrape, err := scrapeURL(cfg.Scrape, mock)
 	if err != nil {
 		return 0, err
 	}
-	defer func() { // after the helper's shutdown: every record is in
-		// A records file that could not be written fails the run, as it
-		// fails the helper command: its analysis would miss requests.
-		if rerr := closeRecords(); rerr != nil && err == nil {
-			err = rerr
-		}
+	helperCtx, stopHelper := context.WithCancel(context.Background())
+	defer stopHelper()
+	ready := make(chan *helper.Server, 1)
+	type outcome struct {
+		served helper.Served
+		err    error
+	}
+	stopped := make(chan outcome, 1)
+	go func() {
+		served, err := helper.Serve(helperCtx, helper.ServeConfig{
+			Addr:             helper.DefaultAddr,
+			Options:          helperOptions(cfg, token, allowList, stderr),
+			Records:          cfg.Records,
+			RecordsOverwrite: cfg.RecordsOverwrite,
+			OnRecordsError: func(err error) {
+				say("error: %v: the records from here on are lost (counted); the run will fail", err)
+			},
+			Scrape:        scrape,
+			ScrapeOptions: append([]serverstats.Option{serverstats.WithAllow(allowList.Allows)}, cfg.ScrapeOptions...),
+			Grace:         StopGrace,
+			Ready: func(s *helper.Server) error {
+				if scrape != "" {
+					say("scraping %s every %v: each record carries the server's queue depth (server_waiting) and running requests", scrape, serverstats.DefaultInterval)
+				}
+				ready <- s
+				return nil
+			},
+		})
+		stopped <- outcome{served, err}
 	}()
-	opts := append(helperOptions(cfg, token, allowList, stderr), recOpts...)
-	hs, err := helper.Start(helper.DefaultAddr, opts...)
-	if err != nil {
-		return 0, err
+	var hs *helper.Server
+	select {
+	case hs = <-ready:
+	case o := <-stopped:
+		return 0, o.err
 	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), StopGrace)
-		defer cancel()
-		if err := hs.Shutdown(ctx); err != nil {
-			say("warning: stopping the helper: %v", err)
-		}
-		st := hs.Handler().Stats()
+	// finish stops the helper once k6 has exited and says what it did; a
+	// records file that could not be written fails the run, as it fails the
+	// helper command: its analysis would miss requests.
+	var served helper.Served
+	finish := sync.OnceValue(func() error {
+		stopHelper()
+		o := <-stopped
+		served = o.served
+		st := served.Stats
 		say("helper served %d stream(s): %d failed, %d refused", st.Streams, st.Failed, st.Refused)
+		if cfg.Records != "" {
+			say("records %s: %s", cfg.Records, served.Records)
+		}
+		if scrape != "" {
+			sc := served.Scrapes
+			say("scrapes: %d ok, %d failed%s", sc.Scrapes, sc.Errors, lastError(sc.LastError))
+		}
+		return o.err
+	})
+	defer func() {
+		if ferr := finish(); ferr != nil && err == nil {
+			err = ferr
+		}
 	}()
 	env = setEnv(env, HelperEnv, hs.URL())
 	env = setEnv(env, HelperTokenEnv, token)
@@ -183,12 +223,12 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	reportFailures(hs.Handler().Failures(), say)
+	ferr := finish()
+	reportFailures(served.Failures, say)
 	reportExit(code, say)
-	health := hs.Handler().Health()
-	reportHealth(health, say)
-	reportSendLag(health, say)
-	return code, nil
+	reportHealth(served.Health, say)
+	reportSendLag(served.Health, say)
+	return code, ferr
 }
 
 // reportFailures says why requests failed, once k6 has exited: how many, by
@@ -280,65 +320,16 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 	return useMock, why, allowList, nil
 }
 
-// recordOptions are the helper's options for cfg.Records and cfg.Scrape,
-// and the function that closes the records file and stops the sampler once
-// the helper has shut down.
-func recordOptions(cfg Config, mock *mockServer, allow *helper.AllowList, say func(string, ...any)) ([]helper.Option, func() error, error) {
-	if cfg.Records == "" {
-		if cfg.Scrape != "" {
-			return nil, nil, fmt.Errorf("--scrape needs --records: it stamps each record with the server's queue depth")
-		}
-		return nil, func() error { return nil }, nil
-	}
-	sampler, err := startSampler(cfg.Scrape, mock, append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, cfg.ScrapeOptions...), say)
-	if err != nil {
-		return nil, nil, err
-	}
-	rw, err := helper.OpenRecords(cfg.Records, helper.RecordsOptions{
-		Overwrite: cfg.RecordsOverwrite,
-		OnError: func(err error) {
-			say("error: %v: the records from here on are lost (counted); the run will fail", err)
-		},
-	})
-	if err != nil {
-		sampler.Stop()
-		return nil, nil, err
-	}
-	opts := []helper.Option{helper.WithRecords(rw)}
-	if sampler != nil {
-		opts = append(opts, helper.WithServerSampler(sampler))
-	}
-	return opts, func() error {
-		msg, err := helper.CloseRecords(rw)
-		say("records %s: %s", cfg.Records, msg)
-		if sampler != nil {
-			st := sampler.Stop()
-			say("scrapes: %d ok, %d failed%s", st.Scrapes, st.Errors, lastError(st.LastError))
-		}
-		return err
-	}, nil
-}
-
-// startSampler scrapes the URL of --scrape (serverstats.Mock: the run's
-// mock); nil without one.
-func startSampler(scrape string, mock *mockServer, opts []serverstats.Option, say func(string, ...any)) (*serverstats.Sampler, error) {
-	url := scrape
+// scrapeURL is the URL of --scrape (serverstats.Mock: the run's mock); ""
+// without one.
+func scrapeURL(scrape string, mock *mockServer) (string, error) {
 	switch {
-	case scrape == "":
-		return nil, nil
 	case scrape == serverstats.Mock && mock == nil:
-		return nil, fmt.Errorf("--scrape mock: this run starts no mock (%s is set, without --mock or --mock-profile); give the server's /metrics URL", BaseURLEnv)
+		return "", fmt.Errorf("--scrape mock: this run starts no mock (%s is set, without --mock or --mock-profile); give the server's /metrics URL", BaseURLEnv)
 	case scrape == serverstats.Mock:
-		url = mock.url + "/metrics"
+		return mock.url + "/metrics", nil
 	}
-	if err := serverstats.CheckURL("--scrape", url); err != nil {
-		return nil, err
-	}
-	s, err := serverstats.StartSampler(url, serverstats.DefaultInterval, opts...)
-	if err == nil {
-		say("scraping %s every %v: each record carries the server's queue depth (server_waiting) and running requests", url, serverstats.DefaultInterval)
-	}
-	return s, err
+	return scrape, nil
 }
 
 func lastError(msg string) string {

@@ -31,14 +31,17 @@ const dur = (/** @type {number} */ s) => `${Math.max(100, Math.round(s * 1000 * 
 const rate = Number(__ENV.LLM_RATE || 2);
 const maxVUs = Number(__ENV.LLM_MAX_VUS || 100);
 
+const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
   api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  // fields of every request body; chat(prompt) makes the dialect's own body
+  // from the prompt (messages, or prompt for openai-completions)
+  body: { max_tokens: maxTokens },
 });
 
-const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Name three uses of a load test.';
 
 export const options = {
@@ -75,13 +78,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
-/** @param {string} text */
-function body(text) {
-  if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
-  return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
-}
-
 export default function () {
-  const r = llm.chat(body(prompt));
+  const r = llm.chat(prompt);
   check(r, { 'streamed without error': (x) => x.ok });
 }

@@ -48,14 +48,17 @@ const duration = __ENV.LLM_DURATION || '30s';
 const gracefulStop = __ENV.LLM_GRACEFUL_STOP || '10s';
 const maxVUs = positive('LLM_MAX_VUS') || 200;
 
+const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
   api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  // fields of every request body; chat(prompt) makes the dialect's own body
+  // from the prompt (messages, or prompt for openai-completions)
+  body: { max_tokens: maxTokens },
 });
 
-const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Name three uses of a load test.';
 
 // A fractional rate r is r·1000 iterations per 1000 s: k6 spaces them 1/r s apart.
@@ -85,13 +88,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
-/** @param {string} text */
-function body(text) {
-  if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
-  return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
-}
-
 export default function () {
-  const r = llm.chat(body(prompt));
+  const r = llm.chat(prompt);
   check(r, { 'streamed without error': (x) => x.ok });
 }

@@ -40,16 +40,19 @@ const ttftP95Model = Number(__ENV.LLM_TTFT_P95_MODEL || 1500);
 const tpotP90 = Number(__ENV.LLM_TPOT_P90 || 100);
 const failedRate = Number(__ENV.LLM_FAILED_RATE || 0.01);
 
+const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: model,
   api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  // fields of every request body; chat(prompt) makes the dialect's own body
+  // from the prompt (messages, or prompt for openai-completions)
+  body: { max_tokens: maxTokens },
   warmup: 1,
   slo: { ttft: ttftP99, tpot: tpotP90 },
 });
 
-const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Give one tip for writing fast code.';
 
 // Abort early once a limit is clearly broken, but not before a few requests are in.
@@ -75,13 +78,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
-/** @param {string} text */
-function body(text) {
-  if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
-  return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
-}
-
 export default function () {
-  const r = llm.chat(body(prompt));
+  const r = llm.chat(prompt);
   check(r, { 'streamed without error': (x) => x.ok });
 }

@@ -38,16 +38,19 @@ if (models.length === 0) {
 }
 const api = /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'); // checked by the Client
 
+const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 // One Client per model, all created in the init context.
 const clients = models.map((m) => new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: m,
   api: api,
+  // fields of every request body; chat(prompt) makes the dialect's own body
+  // from the prompt (messages, or prompt for openai-completions)
+  body: { max_tokens: maxTokens },
   warmup: 1,
 }));
 
-const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Summarise the plot of Hamlet in two sentences.';
 
 /** @type {{ [name: string]: import('k6/options').Scenario }} */
@@ -73,14 +76,8 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
-/** @param {string} text */
-function body(text) {
-  if (api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
-  return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
-}
-
 export default function () {
   const llm = clients[Number(__ENV.LLM_MODEL_INDEX || 0)];
-  const r = llm.chat(body(prompt));
+  const r = llm.chat(prompt);
   check(r, { 'streamed without error': (x) => x.ok });
 }

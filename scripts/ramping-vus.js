@@ -35,17 +35,20 @@ const dur = (/** @type {number} */ s) => `${Math.max(100, Math.round(s * 1000 * 
 const itl = __ENV.LLM_ITL === undefined || __ENV.LLM_ITL === 'all' || __ENV.LLM_ITL === 'off' ? __ENV.LLM_ITL || 'all' : Number(__ENV.LLM_ITL);
 const peak = Number(__ENV.LLM_MAX_VUS || 40);
 
+const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
   api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  // fields of every request body; chat(prompt) makes the dialect's own body
+  // from the prompt (messages, or prompt for openai-completions)
+  body: { max_tokens: maxTokens },
   itl: itl,
   // Each VU's first request opens its connection: keep it out of the numbers.
   warmup: 1,
 });
 
-const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Explain in three sentences why time to first token matters for chat.';
 
 export const options = {
@@ -70,13 +73,7 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'max', 'count'],
 };
 
-/** @param {string} text */
-function body(text) {
-  if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
-  return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
-}
-
 export default function () {
-  const r = llm.chat(body(prompt));
+  const r = llm.chat(prompt);
   check(r, { 'streamed without error': (x) => x.ok });
 }

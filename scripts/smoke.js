@@ -21,15 +21,18 @@
 import { check } from 'k6';
 import { Client } from '../js/llmstream.js';
 
+const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
   api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  // fields of every request body; chat(prompt) makes the dialect's own body
+  // from the prompt (messages, or prompt for openai-completions)
+  body: { max_tokens: maxTokens },
   keepText: true,
 });
 
-const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 const prompt = __ENV.LLM_PROMPT || 'Explain time to first token in one sentence.';
 
 export const options = {
@@ -44,15 +47,8 @@ export const options = {
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'],
 };
 
-// The request body in the dialect's shape.
-/** @param {string} text */
-function body(text) {
-  if (llm.api === 'openai-completions') return { prompt: text, max_tokens: maxTokens };
-  return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
-}
-
 export default function () {
-  const r = llm.chat(body(prompt));
+  const r = llm.chat(prompt);
   check(r, {
     'streamed without error': (x) => x.ok,
     'first token arrived': (x) => x.ttft !== null,

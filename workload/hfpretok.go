@@ -15,8 +15,10 @@ import (
 // regexMatchTimeout bounds one regex match of a normalizer or pre-tokenizer
 // (dlclark/regexp2 backtracks, so a pattern such as (a+)+$ can take
 // exponential time). An input that hits it fails with an error naming the
-// pattern; linear patterns on megabytes of text stay far below it.
-var regexMatchTimeout = 2 * time.Second
+// pattern; linear patterns on megabytes of text stay far below it. It is wall
+// time, so it is set well above what a starved process needs: at 2 s, a
+// 15-byte piece failed on a 2-core machine at load average 22.
+var regexMatchTimeout = 10 * time.Second
 
 // gpt2Split is the split of GPT-2's ByteLevel pre-tokenizer (use_regex: true),
 // as Hugging Face tokenizers defines it.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // countdownCtx is a context whose Err turns to Canceled after a number of
@@ -77,6 +78,8 @@ func TestEncodeStopsWhenCanceled(t *testing.T) {
 // A pre-tokenizer regex that backtracks exponentially fails the input with
 // an error naming the pattern and the bound, instead of running for hours.
 func TestRegexTimeBound(t *testing.T) {
+	defer func(d time.Duration) { regexMatchTimeout = d }(regexMatchTimeout)
+	regexMatchTimeout = 500 * time.Millisecond // not parallel: no other test runs meanwhile
 	dir := t.TempDir()
 	p := filepath.Join(dir, "evil.json")
 	body := `{"model": {"type": "BPE", "vocab": {"a": 0, "!": 1}, "merges": []},

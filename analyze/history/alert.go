@@ -17,8 +17,8 @@ const (
 	// MinBaseline is the fewest earlier runs a run is compared with; before
 	// that its status is NoBaseline.
 	MinBaseline = 3
-	// MinDriftWindow is the fewest earlier runs the drift test looks at.
-	MinDriftWindow = 4
+	// MinCreepWindow is the fewest earlier runs the creep test looks at.
+	MinCreepWindow = 4
 	// DefaultLevel is the confidence level of the trend test.
 	DefaultLevel = 0.95
 )
@@ -55,7 +55,7 @@ type Kind string
 // The kinds of regression.
 const (
 	Step  Kind = "step"  // it started at this run: a version change, a new cluster
-	Drift Kind = "drift" // it crept in: a monotone trend across the window
+	Creep Kind = "creep" // it crept in: a monotone trend across the window ("drift" is reserved for within a run: package shape)
 )
 
 // Verdict is the test of one limit on one run of a series.
@@ -75,7 +75,7 @@ type Verdict struct {
 	Value *float64 `json:"value"`
 	Low   *float64 `json:"low"`
 	// Reference is what Low is compared with: the window's pooled upper
-	// bound (a step), the oldest window run's upper bound (a drift), or the
+	// bound (a step), the oldest window run's upper bound (a creep), or the
 	// window's pooled rate (a rate); Threshold is the reference with the
 	// limit added.
 	Reference *float64 `json:"reference"`

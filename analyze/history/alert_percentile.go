@@ -16,9 +16,9 @@ import (
 // upper bound is the largest upper bound of the window's runs: the quantile
 // of the runs pooled lies at or below the largest of their quantiles, which
 // lies below that run's upper bound with the interval's one-sided confidence.
-// A run that follows the trend of a trending window is a drift, else a step;
+// A run that follows the trend of a trending window is a creep, else a step;
 // a run that is not above the window's largest bound but above its oldest
-// run's bound, after a window with a significant upward trend, is a drift.
+// run's bound, after a window with a significant upward trend, is a creep.
 func evalPercentile(s *Series, metric string, l compare.Limit, o Options) []Verdict {
 	n, _ := l.Stat.Percent()
 	pts := s.Points(metric, n)
@@ -60,7 +60,7 @@ func evalPercentile(s *Series, metric string, l compare.Limit, o Options) []Verd
 	return out
 }
 
-// testRun decides a run with a usable window: the step test, then the drift
+// testRun decides a run with a usable window: the step test, then the creep
 // test.
 func testRun(v *Verdict, pts []Point, usable []int, k int, step []bool, l compare.Limit, o Options) {
 	pt := pts[k]
@@ -83,7 +83,7 @@ func testRun(v *Verdict, pts []Point, usable []int, k int, step []bool, l compar
 		v.Status, v.Kind = Regression, Step
 		v.Reference, v.Threshold = f64(pooled), f64(thr)
 		if followsTrend(yw, pt.Value, l, alpha) {
-			v.Kind = Drift
+			v.Kind = Creep
 		}
 		step[k] = v.Kind == Step
 		v.Reason = fmt.Sprintf("%s lower bound %.4g is above the window's pooled upper bound %.4g with %s (%.4g)",
@@ -94,8 +94,8 @@ func testRun(v *Verdict, pts []Point, usable []int, k int, step []bool, l compar
 	thr := threshold(l, oldest)
 	v.Reference, v.Threshold = f64(oldest), f64(thr)
 	stepInWindow := slices.ContainsFunc(usable, func(i int) bool { return step[i] })
-	if len(usable) >= MinDriftWindow && !stepInWindow && mk.PUp < alpha && ts.Slope > 0 && pt.Lo > thr {
-		v.Status, v.Kind = Regression, Drift
+	if len(usable) >= MinCreepWindow && !stepInWindow && mk.PUp < alpha && ts.Slope > 0 && pt.Lo > thr {
+		v.Status, v.Kind = Regression, Creep
 		v.Reason = fmt.Sprintf("%s rose steadily over %d runs (Mann–Kendall p=%.3g, %s a run): lower bound %.4g above the oldest window run's upper bound %.4g with %s (%.4g)",
 			l.Stat.Label(), len(yk), mk.PUp, pctText(*orZero(v.Slope)), pt.Lo, oldest, l.String(), thr)
 		return
@@ -104,10 +104,10 @@ func testRun(v *Verdict, pts []Point, usable []int, k int, step []bool, l compar
 }
 
 // followsTrend reports whether the window rises significantly and its
-// Theil–Sen line predicts the run's value within the limit: a drift that
+// Theil–Sen line predicts the run's value within the limit: a creep that
 // crossed the limit, not a step.
 func followsTrend(yw []float64, y float64, l compare.Limit, alpha float64) bool {
-	if len(yw) < MinDriftWindow {
+	if len(yw) < MinCreepWindow {
 		return false
 	}
 	if MannKendallTest(yw).PUp >= alpha {

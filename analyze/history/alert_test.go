@@ -48,7 +48,7 @@ func TestStepFlaggedAtItsRun(t *testing.T) {
 	}
 }
 
-func TestDriftNamedDrift(t *testing.T) {
+func TestCreepNamedCreep(t *testing.T) {
 	t.Parallel()
 	const start, runs = 8, 26
 	for seed := uint64(1); seed <= 4; seed++ {
@@ -56,20 +56,20 @@ func TestDriftNamedDrift(t *testing.T) {
 			func(r int) float64 { return math.Pow(1.04, float64(max(0, r-start))) },
 			func(r int) string { return "v1.4.2" })
 		vs := Evaluate(SeriesOf(f), Options{})
-		drifts := 0
+		creeps := 0
 		for _, v := range regressions(vs) {
 			if v.Run <= start {
-				t.Errorf("seed %d: %s flagged at run %d, before the drift began after run %d", seed, v.Stat, v.Run, start)
+				t.Errorf("seed %d: %s flagged at run %d, before the creep began after run %d", seed, v.Stat, v.Run, start)
 			}
-			if v.Kind != Drift {
-				t.Errorf("seed %d: %s at run %d named %s, want drift: %s", seed, v.Stat, v.Run, v.Kind, v.Reason)
+			if v.Kind != Creep {
+				t.Errorf("seed %d: %s at run %d named %s, want creep: %s", seed, v.Stat, v.Run, v.Kind, v.Reason)
 			}
 			if v.Stat == "P50" {
-				drifts++
+				creeps++
 			}
 		}
-		if drifts == 0 {
-			t.Errorf("seed %d: a drift of +4%% a run over %d runs raised no drift alert on P50", seed, runs-start)
+		if creeps == 0 {
+			t.Errorf("seed %d: a creep of +4%% a run over %d runs raised no creep alert on P50", seed, runs-start)
 		}
 	}
 }

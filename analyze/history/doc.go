@@ -14,7 +14,7 @@
 //     values and intervals per run, ready to draw (analyze/plot.Trend).
 //   - Evaluate flags the runs whose percentile is worse than the trailing
 //     window beyond a limit, with confidence, and names the shift a step (it
-//     started at one run) or a drift (a monotone trend: Mann–Kendall test,
+//     started at one run) or a creep (a monotone trend: Mann–Kendall test,
 //     Theil–Sen slope).
 //
 // Nothing here computes a percentile or its interval: they come from the

@@ -162,7 +162,7 @@ func runStatus(vs []Verdict) string {
 	switch {
 	case len(reg) > 0:
 		var ks []string
-		for _, k := range []Kind{Step, Drift} {
+		for _, k := range []Kind{Step, Creep} {
 			if kinds[k] {
 				ks = append(ks, string(k))
 			}

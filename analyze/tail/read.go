@@ -3,9 +3,9 @@ package tail
 import (
 	"errors"
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/input"
 	"io"
 
-	"github.com/llmstream/xk6-llmstream/k6json"
 	"github.com/llmstream/xk6-llmstream/model"
 	"github.com/llmstream/xk6-llmstream/records"
 )
@@ -45,7 +45,7 @@ func readFile(path string, o ReadOptions, reqs []Request, warn io.Writer) ([]Req
 	if !model.RecordsFile(path) {
 		return nil, model.Errorf("%s: not a records file: the tail's attribution reads the helper's per-request records (--records FILE, docs/records.md), whose stages k6's JSON output does not carry per request", path)
 	}
-	rc, err := k6json.Open(path, nil)
+	rc, err := input.Open(path, nil)
 	if err != nil {
 		return nil, model.Errorf("%s: %v", path, err)
 	}

@@ -23,7 +23,7 @@ const historyExamples = `  analyze summary results.json --by model --history run
 A run is a regression when its percentile's lower bound is above the window's
 pooled upper bound with the limit added (a step), or when the window rises
 steadily (Mann-Kendall) and the run is above its oldest run's upper bound with
-the limit (a drift). --fail-on regression exits 99 when the last run of a
+the limit (a creep). --fail-on regression exits 99 when the last run of a
 series is a regression, or cannot be decided (too few samples, or too few
 earlier runs: no baseline) without --allow-inconclusive.
 `

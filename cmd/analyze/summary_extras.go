@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/llmstream/xk6-llmstream/internal/input"
 
 	"github.com/llmstream/xk6-llmstream/analyze/definitions"
 	"github.com/llmstream/xk6-llmstream/analyze/output"
-	"github.com/llmstream/xk6-llmstream/k6json"
 	"github.com/llmstream/xk6-llmstream/model"
 	"github.com/llmstream/xk6-llmstream/records"
 )
@@ -55,7 +55,7 @@ func recordsExtras(recs []string, tools []definitions.Tool, lenient bool) (*outp
 }
 
 func scanRecords(path string, lenient bool, add func(*records.Record)) error {
-	rc, err := k6json.Open(path, nil)
+	rc, err := input.Open(path, nil)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/serverstats"
 )
 
@@ -87,7 +86,7 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.records, "records", "", "write one record per request to `file` (JSON Lines; .gz compresses; docs/records.md)")
 	fs.BoolVar(&f.recOverride, "records-overwrite", false, "let --records replace an existing file that is not a records file (without it such a file is refused, left as it is)")
 	fs.StringVar(&f.scrape, "scrape", "", "stamp each record with the server's queue depth and running requests from this Prometheus /metrics `URL` (http or https; needs --records)")
-	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape")
+	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape and --gpu-metrics")
 	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "stamp each record with the GPUs' utilization, memory, power and SM clock from this NVIDIA DCGM exporter /metrics `URL` (needs --records; scraped every --scrape-interval)")
 	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams, besides the system's (a gateway's private CA, the mock's --tls-cert-out)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
@@ -161,70 +160,63 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithLogger(logger),
 	}
 	opts = append(opts, caOpts...)
-	sampler, err := helperSampler(&f, allow, "--scrape", f.scrape)
+	scrapeOpts, err := helperScrapeOptions(&f, allow, "--scrape", f.scrape)
 	if err != nil {
 		return err
 	}
-	if sampler != nil {
-		opts = append(opts, helper.WithServerSampler(sampler))
-		defer func() {
-			st := sampler.Stop()
-			logger.Info("scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError, "rejected_values", st.Rejected, "slow", st.Slow)
-		}()
-	}
-	gpuSampler, err := helperSampler(&f, allow, "--gpu-metrics", f.gpuMetrics)
+	gpuOpts, err := helperScrapeOptions(&f, allow, "--gpu-metrics", f.gpuMetrics)
 	if err != nil {
 		return err
 	}
-	if gpuSampler != nil {
-		opts = append(opts, helper.WithGPUSampler(gpuSampler))
-		defer func() {
-			st := gpuSampler.Stop()
-			logger.Info("gpu scrapes", "ok", st.Scrapes, "failed", st.Errors, "last_error", st.LastError, "rejected_values", st.Rejected, "slow", st.Slow)
-		}()
+	if scrapeOpts == nil { // the same options scrape both
+		scrapeOpts = gpuOpts
 	}
-	var rw *records.Writer
-	if f.records != "" {
-		rw, err = helper.OpenRecords(f.records, helper.RecordsOptions{Overwrite: f.recOverride, OnError: func(err error) {
+	served, err := helper.Serve(ctx, helper.ServeConfig{
+		Addr:             f.addr,
+		Options:          opts,
+		Records:          f.records,
+		RecordsOverwrite: f.recOverride,
+		OnRecordsError: func(err error) {
 			logger.Error("records write failed: the records from here on are lost (counted); the helper will exit non-zero", "file", f.records, "error", err)
-		}})
-		if err != nil {
-			return err
-		}
-		opts = append(opts, helper.WithRecords(rw))
-	}
-	srv, err := helper.Start(f.addr, opts...)
-	if err != nil {
-		_, _ = helper.CloseRecords(rw)
-		if errors.Is(err, helper.ErrTokenRequired) {
+		},
+		Scrape:         f.scrape,
+		ScrapeInterval: f.scrapeEvery,
+		ScrapeOptions:  scrapeOpts,
+		GPUMetrics:     f.gpuMetrics,
+		Grace:          f.grace,
+		Ready: func(srv *helper.Server) error {
+			if _, err := fmt.Fprintln(stdout, srv.URL()); err != nil {
+				return fmt.Errorf("writing the helper URL to stdout: %w", err)
+			}
+			logger.Info("listening", "url", srv.URL(), "allow", allow.String(), "token_required", f.token != "")
+			return nil
+		},
+	})
+	if served.URL == "" { // never listened
+		switch {
+		case errors.Is(err, helper.ErrTokenRequired):
 			return usageError{err}
+		case errors.Is(err, helper.ErrGPUMetrics) && errors.Is(err, serverstats.ErrRefused):
+			return usageError{err}
+		case errors.Is(err, serverstats.ErrRefused):
+			return usagef("--scrape: %v", err)
 		}
 		return err
 	}
-	if _, err := fmt.Fprintln(stdout, srv.URL()); err != nil {
-		_ = srv.Shutdown(context.Background())
-		return fmt.Errorf("writing the helper URL to stdout: %w", err)
-	}
-	logger.Info("listening", "url", srv.URL(), "allow", allow.String(), "token_required", f.token != "")
-
-	select {
-	case <-ctx.Done():
-	case <-srv.Done():
-	}
-	serveErr := srv.ServeErr()
-	graceCtx, cancel := context.WithTimeout(context.Background(), f.grace)
-	defer cancel()
-	shutErr := srv.Shutdown(graceCtx)
-	st := srv.Handler().Stats()
+	st := served.Stats
 	logger.Info("stopped", "streams", st.Streams, "failed", st.Failed, "canceled", st.Canceled, "refused", st.Refused)
-	if msg, err := helper.CloseRecords(rw); rw != nil {
-		logger.Info("records", "file", f.records, "summary", msg)
-		shutErr = errors.Join(shutErr, err)
+	if f.scrape != "" {
+		sc := served.Scrapes
+		logger.Info("scrapes", "ok", sc.Scrapes, "failed", sc.Errors, "last_error", sc.LastError, "rejected_values", sc.Rejected, "slow", sc.Slow)
 	}
-	if serveErr != nil {
-		return fmt.Errorf("helper stopped: %w", serveErr)
+	if f.gpuMetrics != "" {
+		sc := served.GPUScrapes
+		logger.Info("gpu scrapes", "ok", sc.Scrapes, "failed", sc.Errors, "last_error", sc.LastError, "rejected_values", sc.Rejected, "slow", sc.Slow)
 	}
-	return shutErr
+	if f.records != "" {
+		logger.Info("records", "file", f.records, "summary", served.Records)
+	}
+	return err
 }
 
 // caFileOptions are the helper's and the scraper's options for --ca-file
@@ -241,16 +233,18 @@ func caFileOptions(path string) ([]helper.Option, []serverstats.Option, error) {
 	return []helper.Option{helper.WithRootCAs(pool)}, []serverstats.Option{serverstats.WithRootCAs(pool)}, nil
 }
 
-// helperSampler checks a scrape flag (--scrape, --gpu-metrics) and
-// --scrape-interval and starts the sampler of its URL (nil without it): its
-// URL and redirects on the allow-list, https trusting --ca-file's CAs as the
-// upstreams do.
-func helperSampler(f *helperFlags, allow *helper.AllowList, flag, url string) (*serverstats.Sampler, error) {
+// helperScrapeOptions checks a scrape flag (--scrape, --gpu-metrics; both
+// scraped with the same options) and --scrape-interval and returns the
+// scraper's options: its URL and redirects on the allow-list, https trusting
+// --ca-file's CAs as the upstreams do.
+func helperScrapeOptions(f *helperFlags, allow *helper.AllowList, flag, url string) ([]serverstats.Option, error) {
 	switch {
 	case url == "":
 		return nil, nil
+	case f.records == "" && flag == "--scrape":
+		return nil, usageError{helper.ErrScrapeNeedsRecords}
 	case f.records == "":
-		return nil, usagef("%s needs --records: it stamps each record with what it scrapes", flag)
+		return nil, usageError{helper.ErrGPUMetricsNeedsRecords}
 	case f.scrapeEvery <= 0:
 		return nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
 	case url == serverstats.Mock:
@@ -263,12 +257,7 @@ func helperSampler(f *helperFlags, allow *helper.AllowList, flag, url string) (*
 	if err != nil {
 		return nil, err
 	}
-	opts := append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, caOpts...)
-	s, err := serverstats.StartSampler(url, f.scrapeEvery, opts...)
-	if errors.Is(err, serverstats.ErrRefused) {
-		return nil, usagef("%s: %v", flag, err)
-	}
-	return s, err
+	return append([]serverstats.Option{serverstats.WithAllow(allow.Allows)}, caOpts...), nil
 }
 
 // byteSize is a flag.Value for sizes in bytes: "4194304", "4MiB", "512KiB",

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,7 +19,33 @@ import (
 	"github.com/llmstream/xk6-llmstream/runner"
 )
 
-var initNames = []string{"llmstream.js", "llmstream.d.ts", "script.js", "script.ts"}
+// moduleFolder maps each file init must write (its slash path in DIR) to its
+// source under js/: the entry, every file under js/lib, the typings and the
+// starters. It is read from the repository, not from init, so a file added to
+// js/lib that init does not write fails the test.
+func moduleFolder(t *testing.T) map[string]string {
+	t.Helper()
+	want := map[string]string{
+		"llmstream.js": "llmstream.js", "llmstream.d.ts": "llmstream.d.ts",
+		"script.js": "starter/script.js", "script.ts": "starter/script.ts",
+	}
+	root := filepath.Join("..", "..", "js")
+	err := filepath.WalkDir(filepath.Join(root, "lib"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		want[filepath.ToSlash(rel)] = filepath.ToSlash(rel)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 10 {
+		t.Fatalf("js/ holds only %v: want the entry, lib/, the typings and the starters", want)
+	}
+	return want
+}
 
 // initInto runs `init` into a new folder and returns it.
 func initInto(t *testing.T, extra ...string) string {
@@ -33,16 +60,14 @@ func initInto(t *testing.T, extra ...string) string {
 
 func TestInitWritesModuleAndStarters(t *testing.T) {
 	dir := initInto(t)
-	// The written module is the one in js/, byte for byte.
-	for name, src := range map[string]string{
-		"llmstream.js": "llmstream.js", "llmstream.d.ts": "llmstream.d.ts",
-		"script.js": "starter/script.js", "script.ts": "starter/script.ts",
-	} {
-		got, err := os.ReadFile(filepath.Join(dir, name))
+	folder := moduleFolder(t)
+	// The written module is the one in js/ (entry and lib/), byte for byte.
+	for name, src := range folder {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := os.ReadFile(filepath.Join("..", "..", "js", src))
+		want, err := os.ReadFile(filepath.Join("..", "..", "js", filepath.FromSlash(src)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +91,7 @@ func TestInitWritesModuleAndStarters(t *testing.T) {
 	if code := realMain([]string{"init", dir}, nil, &stdout, &stderr); code != exitUsage {
 		t.Fatalf("init over existing files: exit %d, want %d", code, exitUsage)
 	}
-	for _, n := range initNames {
+	for n := range folder {
 		if !strings.Contains(stderr.String(), n) {
 			t.Errorf("refusal does not name %s: %s", n, stderr.String())
 		}
@@ -86,7 +111,7 @@ func TestInitWritesModuleAndStarters(t *testing.T) {
 	if got, _ := os.ReadFile(mine); string(got) == "// my own script\n" {
 		t.Errorf("init --force left script.js as it was")
 	}
-	if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != len(initNames) {
+	if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != len(folder) {
 		t.Errorf("init --force printed %q, want one path per file", stdout.String())
 	}
 	if code := realMain([]string{"init", "a", "b"}, nil, &stdout, &stderr); code != exitUsage {
@@ -95,7 +120,9 @@ func TestInitWritesModuleAndStarters(t *testing.T) {
 }
 
 // TestInitStarterUnderK6Sim runs the written script.js from its own folder under
-// the k6 stand-in, against the real helper and mock.
+// the k6 stand-in, against the real helper and mock, in each dialect its
+// LLM_API comment names (the starter sends a prompt string, which the Client
+// turns into the dialect's body).
 func TestInitStarterUnderK6Sim(t *testing.T) {
 	dir := initInto(t)
 	m, err := mockllm.New(mockllm.Config{Seed: 1, Default: mockllm.ModelConfig{
@@ -122,12 +149,23 @@ func TestInitStarterUnderK6Sim(t *testing.T) {
 			t.Errorf("mock close: %v", err)
 		}
 	})
+	for _, api := range []string{"openai-chat", "openai-completions", "anthropic-messages"} {
+		t.Run(api, func(t *testing.T) {
+			checkStarterRun(t, filepath.Join(dir, "script.js"), map[string]string{
+				"LLMSTREAM_HELPER": hs.URL(), "LLM_BASE_URL": ts.URL, "LLM_API_KEY": testKey, "LLM_API": api,
+			})
+		})
+	}
+}
+
+// checkStarterRun runs the starter under k6sim: 6 requests from 2 VUs, none failed.
+func checkStarterRun(t *testing.T, script string, env map[string]string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := k6sim.Run(ctx, k6sim.Config{
-		Script: filepath.Join(dir, "script.js"),
-		Env:    map[string]string{"LLMSTREAM_HELPER": hs.URL(), "LLM_BASE_URL": ts.URL, "LLM_API_KEY": testKey},
-		VUs:    2, Iterations: 6, Sleep: func(time.Duration) {},
+		Script: script, Env: env,
+		VUs: 2, Iterations: 6, Sleep: func(time.Duration) {},
 	})
 	if err != nil {
 		t.Fatal(err)

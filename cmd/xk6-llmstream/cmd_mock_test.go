@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/stream"
 )
 
@@ -285,4 +286,15 @@ func TestMockFlagsAreDocumented(t *testing.T) {
 			t.Errorf("flag --%s is not in docs/mock.md", f.Name)
 		}
 	})
+}
+
+// TestMockCommandHasEverySettingFlag: the command defines the flag of each
+// setting mockllm declares, with its usage.
+func TestMockCommandHasEverySettingFlag(t *testing.T) {
+	fs := newMockFlags(io.Discard).fs
+	for _, s := range mockllm.Settings() {
+		if f := fs.Lookup(s.Flag); f == nil || f.Usage != s.Usage {
+			t.Errorf("mock has no flag --%s with usage %q (got %+v)", s.Flag, s.Usage, f)
+		}
+	}
 }

@@ -5,7 +5,9 @@
 // It is not k6 and shares no code with it: it imitates k6's observable behaviour
 // where the module depends on it, and nothing more.
 //
-//   - ES modules: relative, absolute and file:// imports of .js files; the built-in
+//   - ES modules: relative, absolute, file:// and http(s):// imports of .js files
+//     (URLs from a loopback IP address only; a relative import resolves from the
+//     importing module, file or URL, as in k6, which refuses http://); the built-in
 //     modules k6, k6/http, k6/metrics, k6/execution and k6/data (SharedArray:
 //     built once per run by the first VU, elements parsed and frozen on read).
 //   - import.meta.resolve (k6 v0.54+): the file:// URL an import from that module
@@ -76,6 +78,10 @@ type Config struct {
 	// HTTPClient makes the k6/http requests; default a client with keep-alive
 	// and no overall timeout (each request has its own, 60 s unless params.timeout).
 	HTTPClient *http.Client
+	// ModuleClient loads http:// and https:// imports, which k6sim fetches only
+	// from a loopback IP address (127.0.0.1, ::1; no DNS lookups); default a
+	// client without proxy. A test with httptest.NewTLSServer passes its Client().
+	ModuleClient *http.Client
 }
 
 // Result is what a run produced.
@@ -163,11 +169,13 @@ type run struct {
 	metrics *registry
 	out     *collector
 	client  *http.Client
-	options Options
-	optJSON json.RawMessage
-	start   time.Time
-	asts    astCache
-	shared  sharedArrays
+	// moduleClient fetches http(s) imports (Config.ModuleClient).
+	moduleClient *http.Client
+	options      Options
+	optJSON      json.RawMessage
+	start        time.Time
+	asts         astCache
+	shared       sharedArrays
 
 	mu          sync.Mutex
 	console     []string
@@ -216,7 +224,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		client = &http.Client{Transport: tr}
 		defer tr.CloseIdleConnections()
 	}
-	r := &run{ctx: ctx, cfg: cfg, script: abs, metrics: newRegistry(), out: &collector{}, client: client, start: time.Now()}
+	moduleClient := cfg.ModuleClient
+	if moduleClient == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = nil // loopback only: never through a proxy
+		moduleClient = &http.Client{Transport: tr, Timeout: time.Minute}
+		defer tr.CloseIdleConnections()
+	}
+	r := &run{ctx: ctx, cfg: cfg, script: abs, metrics: newRegistry(), out: &collector{}, client: client, moduleClient: moduleClient, start: time.Now()}
 
 	// The first VU's init context gives the options (k6 runs one for that too).
 	first, err := r.newVU(1)

@@ -295,7 +295,7 @@ func TestLoadErrors(t *testing.T) {
 		want   string
 	}{
 		{"testdata/badimport.js", nil, `bare module names other than k6's are not supported`},
-		{"testdata/remoteimport.js", nil, "remote modules are not loaded"},
+		{"testdata/remoteimport.js", nil, "remote modules only from a loopback IP address"},
 		{"testdata/syntax.js", nil, "syntax.js"},
 		{"testdata/missing.js", nil, "no such file"},
 		{"testdata/badthreshold.js", map[string]string{"KEY": "nope", "EXPR": "count>0"}, `no metric "nope" is declared`},

@@ -10,21 +10,25 @@ import (
 )
 
 // setImportMeta gives every module import.meta.resolve(specifier), as k6 v0.54+
-// does: the file:// URL that an import of specifier from that module would load,
-// without reading it. open() reads such URLs (see openPath).
+// does: the URL that an import of specifier from that module would load
+// (file:// for a file, the http(s) URL for a remote module), without reading
+// it. open() reads file:// URLs (see openPath).
 func (v *vu) setImportMeta() {
 	v.rt.SetFinalImportMeta(func(meta *sobek.Object, m sobek.ModuleRecord) {
-		base := filepath.Dir(v.r.script)
+		base := v.r.script
 		if p, ok := v.paths[m]; ok {
-			base = filepath.Dir(p)
+			base = p
 		}
 		_ = meta.Set("resolve", func(call sobek.FunctionCall) sobek.Value {
 			spec := call.Argument(0).String()
-			p, err := resolvePath(base, spec)
+			loc, err := resolveLocation(base, spec)
 			if err != nil {
 				panic(v.rt.NewGoError(fmt.Errorf("import.meta.resolve(%q): %w", spec, err)))
 			}
-			return v.rt.ToValue(fileURL(p))
+			if isRemote(loc) {
+				return v.rt.ToValue(loc)
+			}
+			return v.rt.ToValue(fileURL(loc))
 		})
 	})
 }

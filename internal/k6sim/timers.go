@@ -1,6 +1,8 @@
 package k6sim
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -10,6 +12,10 @@ import (
 type timer struct {
 	cancel chan struct{}
 	done   bool
+	id     int64
+	due    time.Time
+	fn     sobek.Callable
+	args   []sobek.Value
 }
 
 // setTimers installs the global setTimeout and clearTimeout (k6 v1+): the
@@ -29,12 +35,12 @@ func (v *vu) setTimers() error {
 		args := append([]sobek.Value(nil), call.Arguments[min(2, len(call.Arguments)):]...)
 		v.timerSeq++
 		id := v.timerSeq
-		t := &timer{cancel: make(chan struct{})}
+		d := time.Duration(ms * float64(time.Millisecond))
+		t := &timer{cancel: make(chan struct{}), id: id, due: time.Now().Add(d), fn: fn, args: args}
 		if v.timers == nil {
 			v.timers = map[int64]*timer{}
 		}
 		v.timers[id] = t
-		d := time.Duration(ms * float64(time.Millisecond))
 		ctx := v.r.ctx
 		v.goAsync(func() func() error {
 			tm := time.NewTimer(d)
@@ -47,13 +53,11 @@ func (v *vu) setTimers() error {
 			case <-ctx.Done():
 			}
 			return func() error {
-				delete(v.timers, id)
 				if !fire || t.done {
+					delete(v.timers, id)
 					return nil
 				}
-				t.done = true
-				_, err := fn(sobek.Undefined(), args...)
-				return err
+				return v.fireDue(t.due)
 			}
 		})
 		return rt.ToValue(id)
@@ -68,4 +72,31 @@ func (v *vu) setTimers() error {
 		}
 		return sobek.Undefined()
 	})
+}
+
+// fireDue runs, in due order (then creation order), every pending timer due
+// no later than due: a timer whose goroutine woke late on a busy machine
+// still fires after the earlier-due ones, as on k6's event loop. A timer run
+// here is done, so its own wake-up later does nothing.
+func (v *vu) fireDue(due time.Time) error {
+	var ready []*timer
+	for _, t := range v.timers {
+		if !t.done && !t.due.After(due) {
+			ready = append(ready, t)
+		}
+	}
+	slices.SortFunc(ready, func(a, b *timer) int {
+		if c := a.due.Compare(b.due); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	for _, t := range ready {
+		t.done = true
+		delete(v.timers, t.id)
+		if _, err := t.fn(sobek.Undefined(), t.args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package moduletest
 
 import (
+	"github.com/llmstream/xk6-llmstream/internal/input"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,7 +10,6 @@ import (
 	"github.com/llmstream/xk6-llmstream/analyze/definitions"
 	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/k6json"
 	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/records"
@@ -68,7 +68,7 @@ export default function () {
 		t.Fatalf("llm_output_token_mismatch samples by model [0s, 1s]: %v; want honest [6 0], over [0 6]", n)
 	}
 	// Per request, in the records, and the summary's section.
-	f, err := k6json.Open(recFile, nil)
+	f, err := input.Open(recFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

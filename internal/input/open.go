@@ -1,4 +1,6 @@
-package k6json
+// Package input opens what the readers read — a k6 JSON output, a records
+// file, a history file — from a path or stdin ("-"), gzip or not.
+package input
 
 import (
 	"bufio"
@@ -9,9 +11,10 @@ import (
 	"os"
 )
 
-// Open opens an input for Scan: a file path, or "-" for stdin. Gzip data is
+// Open opens an input: a file path, or "-" for stdin. Gzip data is
 // recognised by its magic bytes (whatever the name), as k6 writes it for a
-// --out json=….gz path. Closing the result does not close stdin.
+// --out json=….gz path and the helper for a records .gz. Closing the result
+// does not close stdin.
 func Open(path string, stdin io.Reader) (io.ReadCloser, error) {
 	var (
 		r      io.Reader
@@ -29,7 +32,7 @@ func Open(path string, stdin io.Reader) (io.ReadCloser, error) {
 		}
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
 			f.Close()
-			return nil, fmt.Errorf("%s is a directory, not a k6 JSON file", path)
+			return nil, fmt.Errorf("%s is a directory, not a file", path)
 		}
 		r, closer = f, f
 	}
@@ -48,19 +51,6 @@ func Open(path string, stdin io.Reader) (io.ReadCloser, error) {
 		return &readCloser{Reader: zr, closers: []io.Closer{zr, closer}}, nil
 	}
 	return &readCloser{Reader: br, closers: []io.Closer{closer}}, nil
-}
-
-// ScanFile opens path (see Open) and scans it; stdin is used for "-".
-func (s *Scanner) ScanFile(path string, stdin io.Reader) (FileStats, error) {
-	rc, err := Open(path, stdin)
-	if err != nil {
-		return FileStats{Input: path}, err
-	}
-	st, err := s.Scan(rc, path)
-	if cerr := rc.Close(); err == nil && cerr != nil && st.Damage == "" {
-		err = fmt.Errorf("%s: %w", path, cerr)
-	}
-	return st, err
 }
 
 type readCloser struct {

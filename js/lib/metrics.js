@@ -1,0 +1,82 @@
+// The module's k6 metrics, declared in the init context of every VU, and the
+// functions that add a request's samples (as the helper answers them) and
+// read single values back out of them.
+
+import { Trend, Counter, Rate } from 'k6/metrics';
+import { METRICS, WORKLOAD_METRICS } from './names.js';
+
+// The module's metrics, declared in the init context of every VU. The helper
+// answers each request with its samples by metric name (metrics.FromRecord in
+// Go, the one definition of a request's samples); the module adds them as they
+// are. llm_slo_met is declared by the first Client with an slo.
+const TIME_TRENDS = ['ttft', 'ttftAnswer', 'tpot', 'itl', 'itlMax', 'e2e', 'ttftScheduled', 'e2eScheduled', 'serverPrefill', 'serverTPOT', 'clientLag',
+  'stageConnect', 'stageSend', 'stageWait', 'stageFirstEvent', 'stageFirstToken'];
+const COUNTERS = ['outputTokens', 'inputTokens', 'cachedInputTokens', 'itlZeroGaps', 'cost'];
+const metricByName = {};
+for (const k of TIME_TRENDS) metricByName[METRICS[k]] = new Trend(METRICS[k], true);
+for (const k of COUNTERS) metricByName[METRICS[k]] = new Counter(METRICS[k]);
+metricByName[METRICS.requestsFailed] = new Rate(METRICS.requestsFailed);
+metricByName[METRICS.outputTokenMismatch] = new Rate(METRICS.outputTokenMismatch);
+metricByName[WORKLOAD_METRICS.outputLengthMismatch] = new Counter(WORKLOAD_METRICS.outputLengthMismatch);
+export const mDropped = new Counter(WORKLOAD_METRICS.arrivalsDropped);
+export const mLateness = new Trend(WORKLOAD_METRICS.arrivalLateness, true);
+
+let mSLO = null; // created by the first Client that has an slo (in the init context)
+
+// declareSLOMetric declares llm_slo_met the first time a Client with an slo
+// is made; k6 allows it only in the init context, which the error says.
+export function declareSLOMetric() {
+  if (mSLO !== null) return;
+  try {
+    mSLO = new Rate(METRICS.sloMet);
+    metricByName[METRICS.sloMet] = mSLO;
+  } catch (e) {
+    throw new Error(`llmstream: a Client with slo must be created in the init context (the top level of the script), because it declares the ${METRICS.sloMet} metric: ${e}`);
+  }
+}
+
+// declareMetric adds a metric declared by another concern (lib/calls.js) to
+// the ones addSamples knows.
+export function declareMetric(name, metric) {
+  metricByName[name] = metric;
+}
+
+// addSamples adds a request's samples ([{metric, values}], as the helper
+// answers them) with tags; a metric this module does not declare is skipped.
+export function addSamples(samples, tags) {
+  for (let i = 0; i < samples.length; i++) {
+    const m = metricByName[samples[i].metric];
+    if (m === undefined) continue;
+    const v = samples[i].values;
+    for (let j = 0; j < v.length; j++) m.add(v[j], tags);
+  }
+}
+
+// firstSample is a request's first sample of a metric, null when none.
+export function firstSample(samples, metric) {
+  for (let i = 0; i < samples.length; i++) {
+    if (samples[i].metric === metric) return samples[i].values.length > 0 ? samples[i].values[0] : null;
+  }
+  return null;
+}
+
+// allSamples is a request's samples of a metric ([] when none).
+export function allSamples(samples, metric) {
+  for (let i = 0; i < samples.length; i++) {
+    if (samples[i].metric === metric) return samples[i].values;
+  }
+  return [];
+}
+
+// failureSamples are the samples of a request the helper did not answer for
+// (unreachable, or it refused the request): what metrics.FromRecord makes of a
+// record with only an error (a test holds the two together).
+export function failureSamples(c) {
+  const out = [];
+  if (c.itl.mode === 'all' || c.itl.mode === 'fraction') out.push({ metric: METRICS.itlZeroGaps, values: [0] });
+  out.push({ metric: METRICS.outputTokens, values: [0] }, { metric: METRICS.inputTokens, values: [0] },
+    { metric: METRICS.requestsFailed, values: [1] });
+  if (c.slo !== null) out.push({ metric: METRICS.sloMet, values: [0] });
+  if (c.prices !== null) out.push({ metric: METRICS.cost, values: [0] });
+  return out;
+}
