@@ -128,10 +128,15 @@ func TestServeGPUMetrics(t *testing.T) {
 	if !errors.Is(err, ErrGPUMetrics) || !errors.Is(err, serverstats.ErrRefused) {
 		t.Errorf("refused URL: %v", err)
 	}
-	scraped := make(chan struct{})
-	var once sync.Once
+	scraped := make(chan struct{}) // closed at the second scrape: the first is counted
+	var mu sync.Mutex
+	n := 0
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { close(scraped) })
+		mu.Lock()
+		if n++; n == 2 {
+			close(scraped)
+		}
+		mu.Unlock()
 		_, _ = w.Write([]byte("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 40\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300\n"))
 	}))
 	defer page.Close()
