@@ -61,6 +61,12 @@ type Answer struct {
 	// Server is the server's own account of its work (ollama, llama.cpp);
 	// null when it gave none.
 	Server *AnswerServer `json:"server"`
+	// Kind, Batch and Results describe an embeddings or rerank call
+	// ("embed" or "rerank"; inputs or documents sent; vectors or ranked
+	// documents answered); absent for a stream.
+	Kind    string `json:"kind,omitempty"`
+	Batch   int    `json:"batch,omitempty"`
+	Results int    `json:"results,omitempty"`
 
 	// Tools are the answer's tool calls (absent when it made none), for a
 	// script to run them (the module's Agent).
@@ -148,6 +154,7 @@ func newAnswer(rec *records.Record, raw *stream.Record, o *answerOptions) *Answe
 		CachedInputTokens: rec.CachedInputTokens, CacheCreationInputTokens: rec.CacheCreationInputTokens,
 		Events: rec.Events, TextEvents: raw.TextEvents, Bytes: rec.Bytes, ToolCalls: raw.ToolCalls,
 		HasReasoning: raw.HasReasoning, ConnReused: rec.Stages != nil && rec.Stages.Reused,
+		Kind: rec.Kind, Batch: rec.Batch, Results: raw.Results,
 	}
 	if a.Samples == nil {
 		a.Samples = []metrics.Series{}

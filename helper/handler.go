@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/metrics"
+	"github.com/llmstream/xk6-llmstream/records"
 	"github.com/llmstream/xk6-llmstream/stream"
 )
 
@@ -175,6 +176,10 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 
 	mark := h.canary.mark()
 	server := h.cfg.sampler.Latest() // the server's load at the start, for the record
+	gpu := h.cfg.gpuSampler.Latest()
+	if gpu == nil && server != nil && server.GPU != nil { // one page with both
+		gpu = server
+	}
 	rec := h.stream(r, p)
 	h.streams.Add(1)
 	if rec == nil { // a Streamer must always return a record; never drop the request
@@ -195,6 +200,10 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	gone := r.Context().Err() != nil
 	rr := toRecord(rec, p, gone, server)
+	if gpu != nil && gpu.GPU != nil {
+		g := gpu.GPU
+		rr.GPU = &records.GPU{UtilPct: g.Util, MemUsedMiB: g.MemUsed, PowerW: g.Power, SMClockMHz: g.Clock, GPUs: g.GPUs}
+	}
 	if p.audit != nil {
 		p.audit.audit(r.Context(), rec, rr)
 	}

@@ -58,6 +58,7 @@ type config struct {
 	clockSleep      func(time.Duration)
 	records         *records.Writer
 	sampler         *serverstats.Sampler
+	gpuSampler      *serverstats.Sampler
 	rootCAs         *x509.CertPool
 }
 
@@ -138,6 +139,11 @@ func WithRecords(w *records.Writer) Option { return func(c *config) { c.records 
 // (records' server_waiting and server_running): one atomic load per
 // request. The caller starts and stops s.
 func WithServerSampler(s *serverstats.Sampler) Option { return func(c *config) { c.sampler = s } }
+
+// WithGPUSampler stamps each request's record with the GPUs' state (the
+// NVIDIA DCGM exporter's utilization, memory, power and SM clock) from the
+// latest scrape of s before the request started.
+func WithGPUSampler(s *serverstats.Sampler) Option { return func(c *config) { c.gpuSampler = s } }
 
 // WithRootCAs makes the default engine trust the certificate authorities
 // in pool, and only them, for https upstreams (LoadCAFile builds a pool of

@@ -45,7 +45,7 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 	}
 	out := &records.Record{V: records.Version, ID: red.String(p.id), Warmup: p.warmup, Unanswered: unanswered,
 		API: string(r.Dialect), Model: red.String(r.Model), Status: r.Status,
-		Finish:    red.String(r.FinishReason),
+		Finish: red.String(r.FinishReason), Kind: r.Kind, Batch: r.Batch,
 		HeadersNS: ns(int64(r.Headers), r.Status != 0), FirstEventNS: ns(int64(r.FirstEvent), r.Events > 0),
 		TTFTNS: ns(int64(r.TTFT), r.HasTTFT), TTFTAnswerNS: ns(int64(r.TTFTAnswer), r.HasTTFTAnswer),
 		TPOTNS: ns(int64(r.TPOT), r.HasTPOT), E2ENS: int64(r.E2E),

@@ -219,6 +219,9 @@ func dialectNames() string {
 	for _, d := range stream.Dialects() {
 		names = append(names, string(d))
 	}
+	for _, d := range stream.CallDialects() {
+		names = append(names, string(d))
+	}
 	return strings.Join(names, ", ")
 }
 

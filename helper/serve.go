@@ -31,6 +31,10 @@ type ServeConfig struct {
 	Scrape         string
 	ScrapeInterval time.Duration
 	ScrapeOptions  []serverstats.Option
+	// GPUMetrics is an NVIDIA DCGM exporter's /metrics URL scraped like
+	// Scrape (same interval and options) so that each record carries the
+	// GPUs' state (records.GPU); it needs Records. Empty scrapes nothing.
+	GPUMetrics string
 	// Grace is how long running streams may finish once ctx ends before they
 	// are canceled (and answered as canceled).
 	Grace time.Duration
@@ -47,9 +51,17 @@ type Served struct {
 	Health   Health
 	// Records sums up the records file ("" without one).
 	Records string
-	// Scrapes counts the scrapes (zero without Scrape).
-	Scrapes serverstats.SamplerStats
+	// Scrapes counts the scrapes (zero without Scrape), GPUScrapes those
+	// of GPUMetrics.
+	Scrapes    serverstats.SamplerStats
+	GPUScrapes serverstats.SamplerStats
 }
+
+// ErrGPUMetricsNeedsRecords is returned for GPUMetrics without Records.
+var ErrGPUMetricsNeedsRecords = errors.New("--gpu-metrics needs --records: it stamps each record with the GPUs' state")
+
+// ErrGPUMetrics marks Serve's errors of GPUMetrics (a refused URL, ...).
+var ErrGPUMetrics = errors.New("--gpu-metrics")
 
 // ErrScrapeNeedsRecords is returned for a Scrape without Records: the scrape
 // exists to stamp each record with the server's queue depth.
@@ -65,24 +77,41 @@ func Serve(ctx context.Context, cfg ServeConfig) (Served, error) {
 	if cfg.Scrape != "" && cfg.Records == "" {
 		return out, ErrScrapeNeedsRecords
 	}
+	if cfg.GPUMetrics != "" && cfg.Records == "" {
+		return out, ErrGPUMetricsNeedsRecords
+	}
 	opts := append([]Option(nil), cfg.Options...)
+	every := cfg.ScrapeInterval
+	if every == 0 {
+		every = serverstats.DefaultInterval
+	}
+	var gpuSampler *serverstats.Sampler
+	if cfg.GPUMetrics != "" {
+		if err := serverstats.CheckURL("--gpu-metrics", cfg.GPUMetrics); err != nil {
+			return out, fmt.Errorf("%w: %w", ErrGPUMetrics, err)
+		}
+		s, err := serverstats.StartSampler(cfg.GPUMetrics, every, cfg.ScrapeOptions...)
+		if err != nil {
+			return out, fmt.Errorf("%w: %w", ErrGPUMetrics, err)
+		}
+		gpuSampler = s
+		opts = append(opts, WithGPUSampler(s))
+	}
 	var sampler *serverstats.Sampler
 	if cfg.Scrape != "" {
 		if err := serverstats.CheckURL("--scrape", cfg.Scrape); err != nil {
+			out.GPUScrapes = gpuSampler.Stop()
 			return out, err
-		}
-		every := cfg.ScrapeInterval
-		if every == 0 {
-			every = serverstats.DefaultInterval
 		}
 		s, err := serverstats.StartSampler(cfg.Scrape, every, cfg.ScrapeOptions...)
 		if err != nil {
+			out.GPUScrapes = gpuSampler.Stop()
 			return out, err
 		}
 		sampler = s
 		opts = append(opts, WithServerSampler(s))
 	}
-	stopSampler := func() { out.Scrapes = sampler.Stop() }
+	stopSampler := func() { out.Scrapes, out.GPUScrapes = sampler.Stop(), gpuSampler.Stop() }
 	var rw *records.Writer
 	if cfg.Records != "" {
 		w, err := OpenRecords(cfg.Records, RecordsOptions{Overwrite: cfg.RecordsOverwrite, OnError: cfg.OnRecordsError})

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/serverstats"
 )
 
 // TestServeOwnsRecordsAndSampler serves until the second scrape has
@@ -104,5 +106,48 @@ func TestServeScrapeNeedsRecords(t *testing.T) {
 	})
 	if !errors.Is(err, ErrScrapeNeedsRecords) || served.URL != "" {
 		t.Errorf("Serve = %+v, %v; want ErrScrapeNeedsRecords before listening", served, err)
+	}
+}
+
+// TestServeGPUMetrics: GPUMetrics without a records file is refused before
+// listening; with one, the GPU sampler runs (its scrapes counted) and a
+// refused URL is an error marked ErrGPUMetrics.
+func TestServeGPUMetrics(t *testing.T) {
+	served, err := Serve(context.Background(), ServeConfig{
+		Addr: "127.0.0.1:0", GPUMetrics: "http://127.0.0.1:9/metrics",
+		Ready: func(*Server) error { t.Error("Serve listened"); return nil },
+	})
+	if !errors.Is(err, ErrGPUMetricsNeedsRecords) || served.URL != "" {
+		t.Errorf("Serve = %+v, %v; want ErrGPUMetricsNeedsRecords before listening", served, err)
+	}
+	_, err = Serve(context.Background(), ServeConfig{
+		Addr: "127.0.0.1:0", Records: filepath.Join(t.TempDir(), "r.jsonl"), GPUMetrics: "http://127.0.0.1:9/metrics",
+		ScrapeOptions: []serverstats.Option{serverstats.WithAllow(func(*url.URL) bool { return false })},
+		Ready:         func(*Server) error { t.Error("Serve listened"); return nil },
+	})
+	if !errors.Is(err, ErrGPUMetrics) || !errors.Is(err, serverstats.ErrRefused) {
+		t.Errorf("refused URL: %v", err)
+	}
+	scraped := make(chan struct{}) // closed at the second scrape: the first is counted
+	var mu sync.Mutex
+	n := 0
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if n++; n == 2 {
+			close(scraped)
+		}
+		mu.Unlock()
+		_, _ = w.Write([]byte("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 40\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 300\n"))
+	}))
+	defer page.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served, err = Serve(ctx, ServeConfig{
+		Addr: "127.0.0.1:0", Records: filepath.Join(t.TempDir(), "r.jsonl"), GPUMetrics: page.URL + "/metrics",
+		ScrapeInterval: time.Millisecond, Grace: time.Second,
+		Ready: func(*Server) error { <-scraped; cancel(); return nil },
+	})
+	if err != nil || served.GPUScrapes.Scrapes < 1 || served.Scrapes.Scrapes != 0 {
+		t.Errorf("Serve = %+v, %v; want GPU scrapes counted, no server scrapes", served, err)
 	}
 }

@@ -420,7 +420,102 @@ export class Client {
   chat(params: { [field: string]: unknown } | string | Entry, options?: CallOptions): Result;
   /** Like chat(), through http.asyncRequest: one VU can hold several streams. */
   asyncChat(params: { [field: string]: unknown } | string | Entry, options?: CallOptions): Promise<Result>;
+  /**
+   * Embeds a batch (not streamed): `params` is `{ input, model?, … }` (other
+   * fields pass through) or the input itself. Adds llm_embed_* samples. Never
+   * throws for a failed call: check result.ok.
+   */
+  embed(params: EmbedParams | string | string[], options?: EmbedOptions): CallResult;
+  /** Ranks documents against a query (not streamed). Adds llm_rerank_* samples. */
+  rerank(params: RerankParams, options?: RerankOptions): CallResult;
 }
+
+/** The embeddings and rerank APIs (docs/embeddings.md). */
+export type CallAPI = 'openai-embeddings' | 'cohere-embed' | 'cohere-rerank' | 'rerank';
+
+/** embed()'s params: `input` becomes Cohere's `texts` for cohere-embed. */
+export interface EmbedParams {
+  input: string | string[];
+  model?: string;
+  /** cohere-embed: default 'search_document'. */
+  input_type?: string;
+  /** cohere-embed: default ['float']. */
+  embedding_types?: string[];
+  [field: string]: unknown;
+}
+
+/** rerank()'s params; topN is sent as top_n (not to TEI). */
+export interface RerankParams {
+  query: string;
+  documents: string[];
+  topN?: number;
+  model?: string;
+  [field: string]: unknown;
+}
+
+/** Options of one embed() call. */
+export interface EmbedOptions {
+  /** Default: 'cohere-embed' for a Client of api cohere, else 'openai-embeddings'. */
+  api?: 'openai-embeddings' | 'cohere-embed';
+  /** The path after baseURL (default CALL_APIS[api]). */
+  path?: string;
+  tags?: StringMap;
+  timeout?: Duration;
+  headers?: StringMap;
+}
+
+/** Options of one rerank() call. */
+export interface RerankOptions {
+  /** Default: 'cohere-rerank' for a Client of api cohere, else 'rerank' (vLLM). */
+  api?: 'cohere-rerank' | 'rerank';
+  /** Hugging Face TEI: body {query, texts} to /rerank (api 'rerank'). */
+  tei?: boolean;
+  path?: string;
+  tags?: StringMap;
+  timeout?: Duration;
+  headers?: StringMap;
+}
+
+/** What embed() and rerank() return. */
+export interface CallResult {
+  ok: boolean;
+  /** The upstream HTTP status, 0 when none arrived. */
+  status: number;
+  error: ResultError | null;
+  errorKind: string;
+  kind: 'embed' | 'rerank';
+  api: CallAPI;
+  model: string;
+  /** The call's duration in ms (llm_embed_duration or llm_rerank_duration); null when never sent. */
+  duration: number | null;
+  /** The input tokens the server reported (0 when it reported none: see tokenSource). */
+  inputTokens: number;
+  /** 'usage', or 'none' when the answer carries no token count (Cohere rerank, TEI). */
+  tokenSource: string;
+  /** Inputs (embed) or documents (rerank) sent. */
+  batch: number;
+  /** Vectors (embed) or ranked documents (rerank; fewer with topN) answered. */
+  results: number;
+  warmup: boolean;
+  requestId: string;
+  /** The helper's answer as JSON (null when the helper did not answer). */
+  raw: { [field: string]: unknown } | null;
+}
+
+/** Each embeddings and rerank API's default path. */
+export const CALL_APIS: { readonly [api in CallAPI]: string };
+
+/** The k6 metrics of embeddings and rerank calls. */
+export const CALL_METRICS: {
+  readonly embedDuration: 'llm_embed_duration';
+  readonly embedInputTokens: 'llm_embed_input_tokens';
+  readonly embedBatchSize: 'llm_embed_batch_size';
+  readonly embedFailed: 'llm_embed_failed';
+  readonly rerankDuration: 'llm_rerank_duration';
+  readonly rerankInputTokens: 'llm_rerank_input_tokens';
+  readonly rerankDocuments: 'llm_rerank_documents';
+  readonly rerankFailed: 'llm_rerank_failed';
+};
 
 /** Parses a Duration into milliseconds; `what` names the option in errors. */
 export function durationMs(value: Duration, what?: string): number;

@@ -31,6 +31,7 @@
 //   lib/urls.js       endpoint URLs; lib/durations.js: '1m30s' and friends
 //   lib/vu.js         VU id, request ids, sample metadata
 //   lib/entry.js      dataset entries; lib/dataset.js: Dataset
+//   lib/calls.js      Client.embed(), Client.rerank(): embeddings and rerank
 //   lib/session.js    Session (multi-turn)
 //   lib/agent.js      Agent (tool-calling loops), toolsFor
 //   lib/random.js     seeded draws; lib/arrivals.js, lib/replay.js: open-loop load
@@ -47,6 +48,7 @@ export {
   ENTRY_ID_METADATA,
 } from './lib/names.js';
 export { Client } from './lib/client.js';
+export { CALL_APIS, CALL_METRICS } from './lib/calls.js';
 export { durationMs } from './lib/durations.js';
 export { endpointURL } from './lib/urls.js';
 export { dialectBody, FIXED_LENGTH_DIALECTS } from './lib/dialects.js';

@@ -1,5 +1,7 @@
 package metrics
 
+import "strings"
+
 // Type is a k6 metric type.
 type Type string
 
@@ -57,6 +59,17 @@ const (
 	AgentTaskE2E          = "llm_agent_task_e2e"
 	AgentTaskSteps        = "llm_agent_task_steps"
 	AgentTaskCompleted    = "llm_agent_task_completed"
+
+	// Embeddings and rerank calls: their own names, so that they never mix
+	// with generation's.
+	EmbedDuration     = "llm_embed_duration"
+	EmbedInputTokens  = "llm_embed_input_tokens"
+	EmbedBatchSize    = "llm_embed_batch_size"
+	EmbedFailed       = "llm_embed_failed"
+	RerankDuration    = "llm_rerank_duration"
+	RerankInputTokens = "llm_rerank_input_tokens"
+	RerankDocuments   = "llm_rerank_documents"
+	RerankFailed      = "llm_rerank_failed"
 )
 
 // Builtin lists every metric the module declares, in the order a request's
@@ -98,6 +111,21 @@ var Builtin = []Metric{
 	{AgentTaskE2E, Trend, true},
 	{AgentTaskSteps, Trend, false},
 	{AgentTaskCompleted, Rate, false},
+	{EmbedDuration, Trend, true},
+	{EmbedInputTokens, Counter, false},
+	{EmbedBatchSize, Trend, false},
+	{EmbedFailed, Rate, false},
+	{RerankDuration, Trend, true},
+	{RerankInputTokens, Counter, false},
+	{RerankDocuments, Trend, false},
+	{RerankFailed, Rate, false},
+}
+
+// IsCall reports whether a metric is one of the embeddings and rerank
+// calls' (llm_embed_*, llm_rerank_*), which analyze summarizes apart from
+// generation's.
+func IsCall(name string) bool {
+	return strings.HasPrefix(name, "llm_embed_") || strings.HasPrefix(name, "llm_rerank_")
 }
 
 // Lookup finds a builtin metric by name.

@@ -82,9 +82,15 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //     the first argument piece of the first call that had one, and one
 //     series per reason (tag reason) of the calls whose arguments did not
 //     parse.
+//
+// An embeddings or rerank call (rec.Kind) has its own metrics instead, see
+// fromCall.
 func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}
+	}
+	if rec.Kind != "" {
+		return fromCall(rec)
 	}
 	b := builder{out: make([]Series, 0, 16), singles: make([]float64, 0, 24)}
 	if rec.TTFTNS != nil {
@@ -149,6 +155,31 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 		}
 	}
 	b.tools(rec)
+	return b.out
+}
+
+// fromCall is an embeddings or rerank call's samples, apart from
+// generation's: llm_embed_duration (a call that was sent), the input tokens
+// the server reported (a successful call), llm_embed_batch_size (the
+// request's inputs) and llm_embed_failed; for rerank the llm_rerank_*
+// equivalents, with llm_rerank_documents as the batch. Tags and error kinds
+// are generation's.
+func fromCall(rec *records.Record) []Series {
+	b := builder{out: make([]Series, 0, 4), singles: make([]float64, 0, 4)}
+	duration, tokens, batch, failed := EmbedDuration, EmbedInputTokens, EmbedBatchSize, EmbedFailed
+	if rec.Kind == "rerank" {
+		duration, tokens, batch, failed = RerankDuration, RerankInputTokens, RerankDocuments, RerankFailed
+	}
+	if rec.StartNS != 0 {
+		b.one(duration, MS(rec.E2ENS))
+	}
+	if rec.OK() && rec.TokenSource == "usage" {
+		b.one(tokens, float64(max(rec.InputTokens, 0)))
+	}
+	if rec.Batch > 0 {
+		b.one(batch, float64(rec.Batch))
+	}
+	b.one(failed, boolValue(!rec.OK()))
 	return b.out
 }
 

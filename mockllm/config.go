@@ -72,6 +72,11 @@ type Config struct {
 	// window of the run: a stall burst at a known time (a backend hiccup, a
 	// GC pause), whose requests' first token comes Burst.Delay later.
 	Burst Burst `json:"burst"`
+	// Calls is the latency model of the embeddings and rerank endpoints.
+	Calls CallLatency `json:"calls"`
+	// GPUs is how many GPUs the DCGM-like page (GET /dcgm/metrics) shows
+	// (0: 1).
+	GPUs int `json:"gpus" flag:"gpus" usage:"the DCGM-like page GET /dcgm/metrics lists {N} GPUs (0: 1)"`
 	// Log, when not nil, receives one JSON line per generation request (see
 	// RequestLog). It is written by one goroutine through a buffer that
 	// Server.Close flushes; the Server does not close it.
@@ -347,6 +352,12 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Burst.validate(); err != nil {
 		return err
+	}
+	if err := c.Calls.validate(); err != nil {
+		return err
+	}
+	if c.GPUs < 0 || c.GPUs > MaxGPUs {
+		return fmt.Errorf("gpus: %d is not in [0, %d]", c.GPUs, MaxGPUs)
 	}
 	if err := c.Default.Validate(); err != nil {
 		return fmt.Errorf("default: %w", err)

@@ -234,12 +234,14 @@ func TestUnknownPathsAndMethodsAnswerInTheirAPIsShape(t *testing.T) {
 		{"POST", "/api/generate", 404, ollamaShape},
 		{"GET", "/api/tags", 404, ollamaShape},
 		{"GET", "/api/chat", 405, ollamaShape},
-		{"POST", "/v2/embed", 404, cohereShape},
+		{"POST", "/v2/classify", 404, cohereShape},
+		{"POST", "/v2/embed", 400, cohereShape}, // served: {} has no texts
 		{"GET", "/v2/chat", 405, cohereShape},
 		{"POST", "/v1beta/models/m:countTokens", 400, geminiShape},
 		{"GET", "/v1beta/models/m:generateContent", 405, geminiShape},
 		{"GET", "/v1/responses", 405, openAIShape},
-		{"POST", "/v1/embeddings", 404, openAIShape},
+		{"POST", "/v1/moderations", 404, openAIShape},
+		{"POST", "/v1/embeddings", 400, openAIShape}, // served: {} has no input
 	} {
 		req, _ := http.NewRequest(tc.method, url+tc.path, strings.NewReader(`{}`))
 		resp, err := testClient.Do(req)

@@ -26,9 +26,11 @@ type Server struct {
 	ctx    context.Context // canceled by Close: every stream stops
 	cancel context.CancelFunc
 
-	seq      atomic.Uint64
-	counters counters
-	created  time.Time // Config.Burst is timed from it
+	seq        atomic.Uint64
+	calls      atomic.Int64  // embeddings and rerank requests being served
+	gpuScrapes atomic.Uint64 // GET /dcgm/metrics served (the noise's seed)
+	counters   counters
+	created    time.Time // Config.Burst is timed from it
 
 	shared *pool            // the pool of models without their own
 	pools  map[string]*pool // per model, when SlotsPerModel
@@ -78,6 +80,10 @@ func New(cfg Config) (*Server, error) {
 	for _, e := range endpoints.Generation {
 		s.mux.HandleFunc("POST "+e.Route, s.generation(dialect(e.Dialect)))
 	}
+	for _, c := range endpoints.Calls {
+		s.mux.HandleFunc("POST "+c.Path, s.tracked(s.authorized(s.serveCall(c))))
+	}
+	s.mux.HandleFunc("GET "+endpoints.GPUMetrics, s.serveGPUMetrics)
 	s.mux.HandleFunc("GET "+endpoints.Models, s.tracked(s.authorized(s.serveModels)))
 	s.mux.HandleFunc("GET "+endpoints.Health, s.serveHealth)
 	s.mux.HandleFunc("GET "+endpoints.Metrics, s.serveMetrics)
@@ -251,7 +257,12 @@ var allowed, served = func() (map[string]string, string) {
 			list = append(list, "POST "+strings.Replace(path, ":streamGenerateContent", ":generateContent", 1))
 		}
 	}
-	list = append(list, "GET "+endpoints.Models, "GET "+endpoints.Health)
+	for _, c := range endpoints.Calls {
+		m[c.Path] = http.MethodPost
+		list = append(list, "POST "+c.Path)
+	}
+	m[endpoints.GPUMetrics] = http.MethodGet
+	list = append(list, "GET "+endpoints.Models, "GET "+endpoints.Health, "GET "+endpoints.GPUMetrics)
 	return m, strings.Join(list, ", ")
 }()
 

@@ -72,6 +72,13 @@ type Record struct {
 	Status      int    `json:"status"` // HTTP status, 0 when no response arrived
 	Error       *Error `json:"error,omitempty"`
 	Finish      string `json:"finish,omitempty"` // the finish reason
+	// Kind is "embed" or "rerank" for an embeddings or rerank call (API is
+	// then its dialect: openai-embeddings, cohere-embed, cohere-rerank,
+	// rerank); absent for a generation stream. A call has no TTFT, TPOT or
+	// text events; E2ENS is its duration, InputTokens the server's count.
+	Kind string `json:"kind,omitempty"`
+	// Batch is a call's inputs (embed) or documents (rerank).
+	Batch int `json:"batch,omitempty"`
 
 	HeadersNS    *int64 `json:"headers_ns,omitempty"`
 	FirstEventNS *int64 `json:"first_event_ns,omitempty"`
@@ -111,6 +118,11 @@ type Record struct {
 	// exports no such metric.
 	ServerWaiting *float64 `json:"server_waiting,omitempty"`
 	ServerRunning *float64 `json:"server_running,omitempty"`
+
+	// GPU is the GPUs' state as NVIDIA's DCGM exporter said in the latest
+	// scrape before the request started (the helper's --gpu-metrics);
+	// absent when nothing was scraped or the page had none of its metrics.
+	GPU *GPU `json:"gpu,omitempty"`
 
 	// ClientLagNS is the client path's own lateness while the request ran:
 	// the helper's canary's worst delay (the llm_client_lag sample); absent
@@ -179,6 +191,21 @@ type TokenAudit struct {
 	// arguments, text over the audit's size limit, a tokenizer failure);
 	// Counted is then 0 and the request is not judged.
 	Error string `json:"error,omitempty"`
+}
+
+// GPU is one scrape of the DCGM exporter, over all the GPUs on the page: a
+// figure the page did not have is absent.
+type GPU struct {
+	// UtilPct is the mean DCGM_FI_DEV_GPU_UTIL (%).
+	UtilPct *float64 `json:"util_pct,omitempty"`
+	// MemUsedMiB is the sum of DCGM_FI_DEV_FB_USED (MiB).
+	MemUsedMiB *float64 `json:"mem_used_mib,omitempty"`
+	// PowerW is the sum of DCGM_FI_DEV_POWER_USAGE (W).
+	PowerW *float64 `json:"power_w,omitempty"`
+	// SMClockMHz is the mean DCGM_FI_DEV_SM_CLOCK (MHz).
+	SMClockMHz *float64 `json:"sm_clock_mhz,omitempty"`
+	// GPUs is how many GPUs the page listed.
+	GPUs int `json:"gpus"`
 }
 
 // Error is a failed request's error kind and (redacted) message.

@@ -37,6 +37,10 @@ var expect = map[string]struct {
 	warmups int
 	// env is added under k6sim (which runs iterations, not durations)
 	env map[string]string
+	// metrics replace llmMetrics, and tagMetric llm_ttft as the metric whose
+	// tags are checked (a script of embeddings and rerank has no generation)
+	metrics   []string
+	tagMetric string
 }{
 	"smoke.js":             {tags: map[string][]string{"scenario": {"smoke"}}},
 	"ramping-vus.js":       {tags: map[string][]string{"scenario": {"ramp"}}},
@@ -55,6 +59,9 @@ var expect = map[string]struct {
 	"structured.js":        {tags: map[string][]string{"scenario": {"structured"}}},
 	// The test's mock calls a tool once, then answers: 2-step tasks.
 	"agent.js": {tags: map[string][]string{"scenario": {"agent"}, "step": {"1", "2"}}},
+	"embeddings.js": {tags: map[string][]string{"scenario": {"embeddings"}, "api": {"openai-embeddings"}}, tagMetric: "llm_embed_duration",
+		metrics: []string{"llm_embed_duration", "llm_embed_input_tokens", "llm_embed_batch_size", "llm_embed_failed",
+			"llm_rerank_duration", "llm_rerank_input_tokens", "llm_rerank_documents", "llm_rerank_failed"}},
 }
 
 // llmMetrics are the metrics every script must produce (llm_ttft_answer only
@@ -160,10 +167,14 @@ func checkPoints(t *testing.T, script string, pts []point) {
 			t.Errorf("%s: %s sample without llm_request_id metadata", script, p.metric)
 			return
 		}
-		if p.metric == "llm_requests_failed" && p.value != 0 {
+		if (p.metric == "llm_requests_failed" || p.metric == "llm_embed_failed" || p.metric == "llm_rerank_failed") && p.value != 0 {
 			t.Errorf("%s: a request failed: %v", script, p.tags)
 		}
-		if p.metric == "llm_ttft" {
+		tagMetric := "llm_ttft"
+		if m := expect[script].tagMetric; m != "" {
+			tagMetric = m
+		}
+		if p.metric == tagMetric {
 			for k, v := range p.tags {
 				if tagValues[k] == nil {
 					tagValues[k] = map[string]bool{}
@@ -172,7 +183,11 @@ func checkPoints(t *testing.T, script string, pts []point) {
 			}
 		}
 	}
-	for _, m := range llmMetrics {
+	want := llmMetrics
+	if m := expect[script].metrics; m != nil {
+		want = m
+	}
+	for _, m := range want {
 		if seen[m] == 0 {
 			t.Errorf("%s: no %s samples (got %v)", script, m, seen)
 		}
@@ -234,7 +249,7 @@ func TestScriptsUnderK6Sim(t *testing.T) {
 				var pts []point
 				for _, s := range res.Samples {
 					pts = append(pts, point{metric: s.Metric, value: s.Value, tags: s.Tags, metadata: s.Metadata})
-					if strings.HasPrefix(s.Metric, "llm_") && !schedulerMetrics[s.Metric] && s.Tags["api"] != api {
+					if strings.HasPrefix(s.Metric, "llm_") && !schedulerMetrics[s.Metric] && s.Tags["api"] != api && expect[name].metrics == nil {
 						t.Errorf("%s sample tagged api %q, want %q", s.Metric, s.Tags["api"], api)
 						break
 					}
@@ -395,10 +410,15 @@ func TestScriptsWithRealK6(t *testing.T) {
 				return
 			}
 			checkPoints(t, r.script, pts)
-			for name, want := range map[string]string{
+			wantTypes := map[string]string{
 				"llm_ttft": "trend/time", "llm_tpot": "trend/time", "llm_itl": "trend/time", "llm_e2e": "trend/time",
 				"llm_output_tokens": "counter/default", "llm_input_tokens": "counter/default", "llm_requests_failed": "rate/default",
-			} {
+			}
+			if expect[r.script].metrics != nil { // embeddings and rerank
+				wantTypes = map[string]string{"llm_embed_duration": "trend/time", "llm_embed_batch_size": "trend/default",
+					"llm_embed_input_tokens": "counter/default", "llm_embed_failed": "rate/default", "llm_rerank_duration": "trend/time"}
+			}
+			for name, want := range wantTypes {
 				if types[name] != want {
 					t.Errorf("metric %s declared as %q in the JSON output, want %q", name, types[name], want)
 				}

@@ -43,6 +43,23 @@ var (
 	TTFTNames    = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
 )
 
+// The NVIDIA DCGM exporter's metric names (dcgm-exporter's default
+// counters), one series per GPU: utilization (%), framebuffer memory used
+// (MiB), power draw (W), SM clock (MHz).
+const (
+	GPUUtilName    = "DCGM_FI_DEV_GPU_UTIL"
+	GPUMemUsedName = "DCGM_FI_DEV_FB_USED"
+	GPUPowerName   = "DCGM_FI_DEV_POWER_USAGE"
+	GPUClockName   = "DCGM_FI_DEV_SM_CLOCK"
+)
+
+// The largest values of a GPU's signals taken as real.
+const (
+	MaxGPUMemMiB   = 1 << 24 // 16 TiB
+	MaxGPUPowerW   = 1e5
+	MaxGPUClockMHz = 1e5
+)
+
 // Limits of one page.
 const (
 	// DefaultMaxBytes is the most of a page read (a vLLM page is about
@@ -79,6 +96,10 @@ type Sample struct {
 	TTFTSum   float64 `json:"-"`
 	TTFTCount float64 `json:"-"`
 	HasTTFT   bool    `json:"-"`
+	// GPU is the DCGM exporter's view of the GPUs on the page: utilization
+	// and SM clock averaged over the GPUs, memory used and power added up;
+	// nil when the page has none of its metrics.
+	GPU *GPU `json:"gpu,omitempty"`
 	// Rejected counts the values of known signals that were not finite or
 	// out of range; each left its signal out.
 	Rejected int `json:"rejected,omitempty"`
@@ -153,14 +174,85 @@ func ParseLimited(r io.Reader, lim Limits) (Sample, error) {
 	s.Waiting = gaugeSum(fams, WaitingNames, MaxRequests, &s.Rejected)
 	s.Cache = gaugeSum(fams, CacheNames, 1, &s.Rejected)
 	s.TTFTSum, s.TTFTCount, s.HasTTFT = histogramSum(fams, TTFTNames, &s.Rejected)
+	s.GPU = gpuOf(fams, &s.Rejected)
 	return s, nil
+}
+
+// GPU is one scrape of the DCGM exporter's metrics over all GPUs; a signal
+// the page lacks (or whose value was rejected) is nil.
+type GPU struct {
+	Util    *float64 `json:"util_pct"`     // mean over the GPUs, 0..100
+	MemUsed *float64 `json:"mem_used_mib"` // sum
+	Power   *float64 `json:"power_w"`      // sum
+	Clock   *float64 `json:"sm_clock_mhz"` // mean
+	GPUs    int      `json:"gpus"`         // series of the utilization (else of any signal)
+}
+
+// gpuOf reads the DCGM signals (nil: the page has none).
+func gpuOf(fams map[string]*dto.MetricFamily, rejected *int) *GPU {
+	var g GPU
+	n := 0
+	mean := func(name string, limit float64) *float64 {
+		v, k := gaugeParts(fams, name, limit, rejected)
+		if v == nil || k == 0 {
+			return nil
+		}
+		n = max(n, k)
+		m := *v / float64(k)
+		return &m
+	}
+	sum := func(name string, limit float64) *float64 {
+		v, k := gaugeParts(fams, name, limit, rejected)
+		n = max(n, k)
+		return v
+	}
+	g.Util = mean(GPUUtilName, 100)
+	g.MemUsed = sum(GPUMemUsedName, MaxGPUMemMiB)
+	g.Power = sum(GPUPowerName, MaxGPUPowerW)
+	g.Clock = mean(GPUClockName, MaxGPUClockMHz)
+	if g.Util == nil && g.MemUsed == nil && g.Power == nil && g.Clock == nil {
+		return nil
+	}
+	g.GPUs = n
+	return &g
+}
+
+// gaugeParts adds up the series of one metric, each in [0, limit] (nil:
+// none, or a value out of range, counted in rejected), and says how many
+// series there were.
+func gaugeParts(fams map[string]*dto.MetricFamily, name string, limit float64, rejected *int) (*float64, int) {
+	f, ok := fams[name]
+	if !ok {
+		return nil, 0
+	}
+	sum, n := 0.0, 0
+	for _, m := range f.GetMetric() {
+		var x float64
+		switch {
+		case m.GetGauge() != nil:
+			x = m.GetGauge().GetValue()
+		case m.GetUntyped() != nil:
+			x = m.GetUntyped().GetValue()
+		default:
+			continue
+		}
+		if !valid(x, limit) {
+			*rejected++
+			return nil, 0
+		}
+		sum, n = sum+x, n+1
+	}
+	if n == 0 {
+		return nil, 0
+	}
+	return &sum, n
 }
 
 // known are the metric names whose lines are kept: the signals', and a
 // histogram's series.
 var known = func() map[string]bool {
 	m := map[string]bool{}
-	for _, names := range [][]string{RunningNames, WaitingNames, CacheNames} {
+	for _, names := range [][]string{RunningNames, WaitingNames, CacheNames, {GPUUtilName, GPUMemUsedName, GPUPowerName, GPUClockName}} {
 		for _, n := range names {
 			m[n] = true
 		}

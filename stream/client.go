@@ -101,7 +101,15 @@ func (c *Client) Do(ctx context.Context, req *Request) *Record {
 	if cl.idle <= 0 {
 		cl.idle = c.cfg.idleTimeout
 	}
-	body, model, err := prepareBody(req.Body, d, d.isOpenAI() && !req.NoIncludeUsage)
+	var body []byte
+	var model string
+	var err error
+	if kind := d.CallKind(); kind != "" {
+		body, rec.Kind = req.Body, kind
+		model, rec.Batch, err = prepareCall(req.Body, d)
+	} else {
+		body, model, err = prepareBody(req.Body, d, d.isOpenAI() && !req.NoIncludeUsage)
+	}
 	cl.b = newBuilder(rec, d, req.KeepText, req.KeepTimeline, model)
 	cl.b.scrub = cl.scrub
 	if err != nil {
@@ -170,6 +178,9 @@ func (cl *call) run(body []byte) {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		cl.httpError(resp, tb)
 		return
+	case rec.Kind != "":
+		cl.readCall(resp, tb)
+		return
 	case !lines && !isEventStream(resp.Header.Get("Content-Type")):
 		cl.notStreamed(resp, tb)
 		return
@@ -213,7 +224,11 @@ func (cl *call) newHTTPRequest(ctx context.Context, body []byte) (*http.Request,
 		hreq.Header.Set("Content-Type", "application/json")
 	}
 	if hreq.Header.Get("Accept") == "" {
-		hreq.Header.Set("Accept", "text/event-stream")
+		if cl.rec.Kind != "" {
+			hreq.Header.Set("Accept", "application/json")
+		} else {
+			hreq.Header.Set("Accept", "text/event-stream")
+		}
 	}
 	return hreq, true
 }

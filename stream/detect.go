@@ -14,7 +14,9 @@ import (
 // OpenAICompletions, ".../messages" → AnthropicMessages, ".../responses" →
 // OpenAIResponses, "...:streamGenerateContent" (or ":generateContent") →
 // Gemini, ".../v2/chat" → Cohere, ".../api/chat" and ".../api/generate" →
-// Ollama. A trailing slash is ignored.
+// Ollama; and the calls: ".../embeddings" → OpenAIEmbeddings, ".../v2/embed"
+// → CohereEmbed, ".../v2/rerank" → CohereRerank, ".../rerank" → Rerank. A
+// trailing slash is ignored.
 func DialectFromPath(path string) Dialect {
 	p := strings.TrimRight(path, "/")
 	switch {
@@ -33,7 +35,7 @@ func DialectFromPath(path string) Dialect {
 	case strings.HasSuffix(p, "/api/chat"), strings.HasSuffix(p, "/api/generate"):
 		return Ollama
 	}
-	return ""
+	return callFromPath(p)
 }
 
 // dialectFromURL is DialectFromPath for a full URL ("" if it does not parse).
@@ -49,12 +51,18 @@ func dialectFromURL(raw string) Dialect {
 var dialects = []Dialect{DialectAuto, OpenAIChat, OpenAICompletions, AnthropicMessages,
 	OpenAIResponses, Gemini, Cohere, Ollama}
 
-// ParseDialect checks a dialect name; "" means DialectAuto.
+// ParseDialect checks a dialect name (a streaming one, or a call's: see
+// CallDialects); "" means DialectAuto.
 func ParseDialect(s string) (Dialect, bool) {
 	if s == "" {
 		return DialectAuto, true
 	}
 	for _, d := range dialects {
+		if string(d) == s {
+			return d, true
+		}
+	}
+	for _, d := range callDialects {
 		if string(d) == s {
 			return d, true
 		}

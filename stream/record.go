@@ -25,6 +25,16 @@ type Record struct {
 	// Status is the HTTP status code, 0 when no response arrived.
 	Status int
 
+	// Kind is "embed" or "rerank" for a non-streaming call (see
+	// Dialect.CallKind), "" for a stream. A call's E2E is the read that
+	// completed its answer; it has no TTFT, TPOT or ITL.
+	Kind string
+	// Batch is a call's inputs (embed) or documents (rerank) as its request
+	// body counted them; Results is what the answer held (vectors, or ranked
+	// documents: fewer with top_n).
+	Batch   int
+	Results int
+
 	// Start is the wall-clock and monotonic time just before the request was sent.
 	Start time.Time
 

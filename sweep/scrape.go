@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"github.com/llmstream/xk6-llmstream/serverstats"
 )
 
@@ -24,7 +25,10 @@ const DefaultScrapeInterval = time.Second
 // time; a slow or failing server is scraped less often), and its values
 // are checked (a non-finite or out-of-range one is left out and counted).
 type Scrape struct {
-	URL      string        // "" none; ScrapeMock; or http://host:port/metrics
+	URL string // "" none; ScrapeMock; or http://host:port/metrics
+	// GPU is an NVIDIA DCGM exporter's /metrics read at the same times
+	// ("" none; ScrapeMock: the level's mock's DCGM-like page).
+	GPU      string
 	Interval time.Duration // 0: DefaultScrapeInterval
 	// RootCAs are the CAs an https scrape trusts (nil: the system's).
 	RootCAs *x509.CertPool
@@ -36,10 +40,15 @@ type Scrape struct {
 // Check refuses a URL that cannot be scraped (CheckURL's rules, and the
 // allow-list's): nothing is scraped before the sweep starts.
 func (s Scrape) Check(flag string) error {
-	if s.URL == "" || s.URL == ScrapeMock {
-		return nil
+	if s.URL != "" && s.URL != ScrapeMock {
+		if err := s.fetcher().Check(flag, s.URL); err != nil {
+			return err
+		}
 	}
-	return s.fetcher().Check(flag, s.URL)
+	if s.GPU != "" && s.GPU != ScrapeMock {
+		return s.fetcher().Check("--gpu-metrics", s.GPU)
+	}
+	return nil
 }
 
 func (s Scrape) fetcher() *serverstats.Fetcher {
@@ -73,6 +82,26 @@ type ServerSignals struct {
 	// TTFTMeanMS on average (null: no histogram, or none).
 	TTFTCount  int64    `json:"server_ttft_count"`
 	TTFTMeanMS *float64 `json:"server_ttft_mean_ms"`
+	// GPU is what the DCGM exporter said (--gpu-metrics, or a --scrape
+	// page that has its metrics): utilization (%), memory used (MiB), power
+	// (W, all GPUs) and SM clock (MHz), peak and mean over the scrapes; nil
+	// when no scrape had any.
+	GPU *GPUSignals `json:"gpu,omitempty"`
+}
+
+// GPUSignals are the GPUs' state over one level.
+type GPUSignals struct {
+	URL     string     `json:"url"`
+	GPUs    int        `json:"gpus"`
+	Util    SignalStat `json:"util_pct"`
+	MemUsed SignalStat `json:"mem_used_mib"`
+	Power   SignalStat `json:"power_w"`
+	Clock   SignalStat `json:"sm_clock_mhz"`
+	// EnergyPerTokenJ is the energy per output token (J): the mean power
+	// over the level times its measured window, over the output tokens of
+	// that window (mean power / output tokens per second); null without
+	// power or output tokens.
+	EnergyPerTokenJ *float64 `json:"energy_per_output_token_j"`
 }
 
 // SignalStat is a signal's peak and mean over the scrapes (null: the server
@@ -96,6 +125,8 @@ type scraper struct {
 	start   time.Time
 	mu      sync.Mutex
 	url     string
+	gpuURL  string
+	gpuSeen string // the GPU URL scraped
 	out     ServerSignals
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -104,7 +135,7 @@ type scraper struct {
 // start begins scraping (nil without a URL). With ScrapeMock it waits for
 // mockStarted.
 func (s Scrape) start(ctx context.Context, at time.Time) *scraper {
-	if s.URL == "" {
+	if s.URL == "" && s.GPU == "" {
 		return nil
 	}
 	if s.Interval <= 0 {
@@ -114,6 +145,9 @@ func (s Scrape) start(ctx context.Context, at time.Time) *scraper {
 	if s.URL != ScrapeMock {
 		sc.url = s.URL
 	}
+	if s.GPU != ScrapeMock {
+		sc.gpuURL = s.GPU
+	}
 	ctx, sc.cancel = context.WithCancel(ctx)
 	go sc.loop(ctx)
 	return sc
@@ -121,11 +155,16 @@ func (s Scrape) start(ctx context.Context, at time.Time) *scraper {
 
 // mockStarted is told the URL of the level's mock.
 func (sc *scraper) mockStarted(base string) {
-	if sc == nil || sc.cfg.URL != ScrapeMock {
+	if sc == nil {
 		return
 	}
 	sc.mu.Lock()
-	sc.url = strings.TrimSuffix(base, "/") + "/metrics"
+	if sc.cfg.URL == ScrapeMock {
+		sc.url = strings.TrimSuffix(base, "/") + endpoints.Metrics
+	}
+	if sc.cfg.GPU == ScrapeMock {
+		sc.gpuURL = strings.TrimSuffix(base, "/") + endpoints.GPUMetrics
+	}
 	sc.mu.Unlock()
 }
 
@@ -157,19 +196,33 @@ func (sc *scraper) loop(ctx context.Context) {
 	}
 }
 
-// once scrapes the URL, if known yet, and reports whether it did not fail.
+// once scrapes the URLs known yet (the server's, the GPUs') and reports
+// whether neither failed; the GPU page's figures join the server's sample.
 func (sc *scraper) once(ctx context.Context) bool {
 	sc.mu.Lock()
-	url := sc.url
+	url, gpuURL := sc.url, sc.gpuURL
 	sc.mu.Unlock()
-	if url == "" {
+	if url == "" && gpuURL == "" {
 		return true
 	}
-	got, err := sc.fetcher.Fetch(ctx, url)
+	var got serverstats.Sample
+	var err error
+	if url != "" {
+		got, err = sc.fetcher.Fetch(ctx, url)
+	}
+	if gpuURL != "" && err == nil {
+		var g serverstats.Sample
+		if g, err = sc.fetcher.Fetch(ctx, gpuURL); err == nil {
+			got.GPU, got.Rejected = g.GPU, got.Rejected+g.Rejected
+		}
+	}
 	s := ServerSample{Sample: got}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.out.URL = url
+	if gpuURL != "" {
+		sc.gpuSeen = gpuURL
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			sc.out.Errors++
@@ -199,7 +252,45 @@ func (sc *scraper) stop() *ServerSignals {
 	out.Waiting = statOf(out.Samples, func(s ServerSample) *float64 { return s.Waiting })
 	out.Cache = statOf(out.Samples, func(s ServerSample) *float64 { return s.Cache })
 	out.TTFTCount, out.TTFTMeanMS = ttftOver(out.Samples)
+	out.GPU = gpuOver(out.Samples, sc.gpuSeen)
 	return &out
+}
+
+// gpuOver sums up the GPU figures of the scrapes (nil: none had any).
+func gpuOver(ss []ServerSample, url string) *GPUSignals {
+	g := &GPUSignals{URL: url}
+	seen := false
+	pick := func(f func(*serverstats.GPU) *float64) func(ServerSample) *float64 {
+		return func(s ServerSample) *float64 {
+			if s.GPU == nil {
+				return nil
+			}
+			seen = true
+			g.GPUs = max(g.GPUs, s.GPU.GPUs)
+			return f(s.GPU)
+		}
+	}
+	g.Util = statOf(ss, pick(func(x *serverstats.GPU) *float64 { return x.Util }))
+	g.MemUsed = statOf(ss, pick(func(x *serverstats.GPU) *float64 { return x.MemUsed }))
+	g.Power = statOf(ss, pick(func(x *serverstats.GPU) *float64 { return x.Power }))
+	g.Clock = statOf(ss, pick(func(x *serverstats.GPU) *float64 { return x.Clock }))
+	if !seen {
+		return nil
+	}
+	return g
+}
+
+// setEnergy fills the energy per output token of a level: mean power over
+// output tokens per second (W / (token/s) = J/token).
+func (lv *Level) setEnergy() {
+	if lv.Server == nil || lv.Server.GPU == nil {
+		return
+	}
+	g := lv.Server.GPU
+	if g.Power.Mean == nil || lv.OutputTPS == nil || *lv.OutputTPS <= 0 {
+		return
+	}
+	g.EnergyPerTokenJ = num(*g.Power.Mean / *lv.OutputTPS)
 }
 
 func statOf(ss []ServerSample, get func(ServerSample) *float64) SignalStat {

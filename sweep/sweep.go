@@ -148,6 +148,7 @@ func runLevel(ctx context.Context, cfg Config, run Run, done []Level) (Level, er
 	}
 	lv := cfg.Spec.Evaluate(rd, run.Offered, highestBelow(done, run.Offered))
 	lv.Index, lv.File, lv.K6ExitCode, lv.Server = run.Index, run.Out, code, server
+	lv.setEnergy()
 	lv.AnalysisS = time.Since(analysis).Seconds()
 	lv.ElapsedS = time.Since(start).Seconds()
 	return lv, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
+	"github.com/llmstream/xk6-llmstream/metrics"
 	"github.com/llmstream/xk6-llmstream/result"
 )
 
@@ -54,40 +55,24 @@ func summaryTables(w *errWriter, format string, s *result.Summary) {
 		w.printf("## analyze summary\n\n")
 	}
 	w.printf("%s\n\n", inputsLine(s.Inputs, s.Selection, md))
+	calls := false
 	for _, m := range s.Metrics {
-		title := m.Name + " (" + m.Type
-		if m.Unit != "" {
-			title += ", " + m.Unit
+		if metrics.IsCall(m.Name) {
+			calls = true
+			continue
 		}
-		title += ")"
+		metricTables(w, md, m, s.Confidence, render)
+	}
+	if calls {
 		if md {
-			title = "### " + title
+			w.printf("### Embeddings and rerank\n\n")
+		} else {
+			w.printf("Embeddings and rerank (their own metrics, apart from generation's):\n\n")
 		}
-		switch m.Type {
-		case "trend":
-			trendTables(w, md, m, title, s.Confidence, render)
-		case "rate":
-			t := &table{title: title, header: []string{"group", "count", "non-zero", "rate", "error kinds"}, right: []bool{false, true, true, true, false}}
-			for _, g := range m.Groups {
-				t.add(g.Label, Number(float64(g.Count)), Number(float64(deref64(g.NonZero))), numfmt.Percent(derefF(g.Rate)), kindsList(g.ErrorKinds))
+		for _, m := range s.Metrics {
+			if metrics.IsCall(m.Name) {
+				metricTables(w, md, m, s.Confidence, render)
 			}
-			render(t)
-		case "counter":
-			t := &table{title: title, header: []string{"group", "samples", "sum", "per second"}, right: []bool{false, true, true, true}}
-			for _, g := range m.Groups {
-				ps := "—"
-				if g.PerSecond != nil {
-					ps = Number(*g.PerSecond)
-				}
-				t.add(g.Label, Number(float64(g.Count)), Number(derefF(g.Sum)), ps)
-			}
-			render(t)
-		case "gauge":
-			t := &table{title: title, header: []string{"group", "samples", "value", "min", "max"}, right: []bool{false, true, true, true, true}}
-			for _, g := range m.Groups {
-				t.add(g.Label, Number(float64(g.Count)), Number(derefF(g.Value)), Number(derefF(g.Min)), Number(derefF(g.Max)))
-			}
-			render(t)
 		}
 	}
 	if len(s.Metrics) == 0 {
@@ -106,6 +91,44 @@ func summaryTables(w *errWriter, format string, s *result.Summary) {
 			w.printf("- %s\n", escaper(md)(warn))
 		}
 		w.printf("\n")
+	}
+}
+
+// metricTables writes one metric's table(s) by its type.
+func metricTables(w *errWriter, md bool, m result.Metric, confidence float64, render func(*table)) {
+	title := m.Name + " (" + m.Type
+	if m.Unit != "" {
+		title += ", " + m.Unit
+	}
+	title += ")"
+	if md {
+		title = "### " + title
+	}
+	switch m.Type {
+	case "trend":
+		trendTables(w, md, m, title, confidence, render)
+	case "rate":
+		t := &table{title: title, header: []string{"group", "count", "non-zero", "rate", "error kinds"}, right: []bool{false, true, true, true, false}}
+		for _, g := range m.Groups {
+			t.add(g.Label, Number(float64(g.Count)), Number(float64(deref64(g.NonZero))), numfmt.Percent(derefF(g.Rate)), kindsList(g.ErrorKinds))
+		}
+		render(t)
+	case "counter":
+		t := &table{title: title, header: []string{"group", "samples", "sum", "per second"}, right: []bool{false, true, true, true}}
+		for _, g := range m.Groups {
+			ps := "—"
+			if g.PerSecond != nil {
+				ps = Number(*g.PerSecond)
+			}
+			t.add(g.Label, Number(float64(g.Count)), Number(derefF(g.Sum)), ps)
+		}
+		render(t)
+	case "gauge":
+		t := &table{title: title, header: []string{"group", "samples", "value", "min", "max"}, right: []bool{false, true, true, true, true}}
+		for _, g := range m.Groups {
+			t.add(g.Label, Number(float64(g.Count)), Number(derefF(g.Value)), Number(derefF(g.Min)), Number(derefF(g.Max)))
+		}
+		render(t)
 	}
 }
 

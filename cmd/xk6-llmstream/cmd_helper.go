@@ -62,6 +62,7 @@ type helperFlags struct {
 	grace       time.Duration
 	scrape      string
 	scrapeEvery time.Duration
+	gpuMetrics  string
 	caFile      string
 }
 
@@ -85,7 +86,8 @@ func newHelperFlagSet(f *helperFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.records, "records", "", "write one record per request to `file` (JSON Lines; .gz compresses; docs/records.md)")
 	fs.BoolVar(&f.recOverride, "records-overwrite", false, "let --records replace an existing file that is not a records file (without it such a file is refused, left as it is)")
 	fs.StringVar(&f.scrape, "scrape", "", "stamp each record with the server's queue depth and running requests from this Prometheus /metrics `URL` (http or https; needs --records)")
-	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape")
+	fs.DurationVar(&f.scrapeEvery, "scrape-interval", serverstats.DefaultInterval, "time between two scrapes of --scrape and --gpu-metrics")
+	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "stamp each record with the GPUs' utilization, memory, power and SM clock from this NVIDIA DCGM exporter /metrics `URL` (needs --records; scraped every --scrape-interval)")
 	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams, besides the system's (a gateway's private CA, the mock's --tls-cert-out)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream (upstream without query, status, error kind, timings)")
 	fs.Usage = func() {
@@ -158,9 +160,16 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithLogger(logger),
 	}
 	opts = append(opts, caOpts...)
-	scrapeOpts, err := helperScrapeOptions(&f, allow)
+	scrapeOpts, err := helperScrapeOptions(&f, allow, "--scrape", f.scrape)
 	if err != nil {
 		return err
+	}
+	gpuOpts, err := helperScrapeOptions(&f, allow, "--gpu-metrics", f.gpuMetrics)
+	if err != nil {
+		return err
+	}
+	if scrapeOpts == nil { // the same options scrape both
+		scrapeOpts = gpuOpts
 	}
 	served, err := helper.Serve(ctx, helper.ServeConfig{
 		Addr:             f.addr,
@@ -173,6 +182,7 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		Scrape:         f.scrape,
 		ScrapeInterval: f.scrapeEvery,
 		ScrapeOptions:  scrapeOpts,
+		GPUMetrics:     f.gpuMetrics,
 		Grace:          f.grace,
 		Ready: func(srv *helper.Server) error {
 			if _, err := fmt.Fprintln(stdout, srv.URL()); err != nil {
@@ -186,6 +196,8 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		switch {
 		case errors.Is(err, helper.ErrTokenRequired):
 			return usageError{err}
+		case errors.Is(err, helper.ErrGPUMetrics) && errors.Is(err, serverstats.ErrRefused):
+			return usageError{err}
 		case errors.Is(err, serverstats.ErrRefused):
 			return usagef("--scrape: %v", err)
 		}
@@ -196,6 +208,10 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if f.scrape != "" {
 		sc := served.Scrapes
 		logger.Info("scrapes", "ok", sc.Scrapes, "failed", sc.Errors, "last_error", sc.LastError, "rejected_values", sc.Rejected, "slow", sc.Slow)
+	}
+	if f.gpuMetrics != "" {
+		sc := served.GPUScrapes
+		logger.Info("gpu scrapes", "ok", sc.Scrapes, "failed", sc.Errors, "last_error", sc.LastError, "rejected_values", sc.Rejected, "slow", sc.Slow)
 	}
 	if f.records != "" {
 		logger.Info("records", "file", f.records, "summary", served.Records)
@@ -217,21 +233,24 @@ func caFileOptions(path string) ([]helper.Option, []serverstats.Option, error) {
 	return []helper.Option{helper.WithRootCAs(pool)}, []serverstats.Option{serverstats.WithRootCAs(pool)}, nil
 }
 
-// helperScrapeOptions checks --scrape and --scrape-interval and returns the
+// helperScrapeOptions checks a scrape flag (--scrape, --gpu-metrics; both
+// scraped with the same options) and --scrape-interval and returns the
 // scraper's options: its URL and redirects on the allow-list, https trusting
 // --ca-file's CAs as the upstreams do.
-func helperScrapeOptions(f *helperFlags, allow *helper.AllowList) ([]serverstats.Option, error) {
+func helperScrapeOptions(f *helperFlags, allow *helper.AllowList, flag, url string) ([]serverstats.Option, error) {
 	switch {
-	case f.scrape == "":
+	case url == "":
 		return nil, nil
-	case f.records == "":
+	case f.records == "" && flag == "--scrape":
 		return nil, usageError{helper.ErrScrapeNeedsRecords}
+	case f.records == "":
+		return nil, usageError{helper.ErrGPUMetricsNeedsRecords}
 	case f.scrapeEvery <= 0:
 		return nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
-	case f.scrape == serverstats.Mock:
-		return nil, usagef("--scrape mock: the helper starts no mock; give the server's /metrics URL (xk6-llmstream run --scrape mock scrapes the mock it starts)")
+	case url == serverstats.Mock:
+		return nil, usagef("%s mock: the helper starts no mock; give the server's /metrics URL (xk6-llmstream run --scrape mock scrapes the mock it starts)", flag)
 	}
-	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
+	if err := serverstats.CheckURL(flag, url); err != nil {
 		return nil, usageError{err}
 	}
 	_, caOpts, err := caFileOptions(f.caFile)

@@ -240,6 +240,9 @@ func TestHelperCommandScrapeErrors(t *testing.T) {
 		{[]string{"--records", "r.jsonl", "--scrape", "http://u:" + testKey + "@127.0.0.1/metrics"}, "--scrape: the URL carries user info"},
 		{[]string{"--records", "r.jsonl", "--scrape", "http://127.0.0.1/metrics", "--scrape-interval", "0s"}, "--scrape-interval must be positive"},
 		{[]string{"--records", "r.jsonl", "--scrape", "http://vllm.internal:8000/metrics"}, "--scrape: scrape URL: refused: host vllm.internal:8000 is not on the allow-list"},
+		{[]string{"--gpu-metrics", "http://127.0.0.1:1/metrics"}, "--gpu-metrics needs --records"},
+		{[]string{"--records", "r.jsonl", "--gpu-metrics", "mock"}, "--gpu-metrics mock: the helper starts no mock"},
+		{[]string{"--records", "r.jsonl", "--gpu-metrics", "http://dcgm.internal:9400/metrics"}, "--gpu-metrics: scrape URL: refused: host dcgm.internal:9400 is not on the allow-list"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := serveHelper(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, tt.args...), &stdout, &stderr)

@@ -67,6 +67,7 @@ type sweepFlags struct {
 	mock, verbose      bool
 	mockProfile        string
 	scrape, caFile     string
+	gpuMetrics         string
 	scrapeEvery        time.Duration
 	script             string
 	k6Args             []string
@@ -98,6 +99,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream the helper runs (into each level's log)")
 	fs.StringVar(&f.scrape, "scrape", "", "scrape this Prometheus `URL` (vLLM, SGLang, TGI, llama.cpp /metrics; 'mock': the level's mock) during each level: requests running and waiting, KV-cache usage")
 	fs.DurationVar(&f.scrapeEvery, "scrape-interval", sweep.DefaultScrapeInterval, "time between two scrapes")
+	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "scrape this NVIDIA DCGM exporter /metrics `URL` ('mock': the level's mock's DCGM-like page) at the same times: GPU utilization, memory, power and SM clock per level, and the energy per output token")
 	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams and https --scrape, besides the system's")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -162,7 +164,7 @@ func (f *sweepFlags) scrapeConfig() (sweep.Scrape, []helper.Option, error) {
 	if err != nil {
 		return sweep.Scrape{}, nil, usagef("--allow: %v", err)
 	}
-	sc := sweep.Scrape{URL: f.scrape, Interval: f.scrapeEvery, Allow: allow.Allows}
+	sc := sweep.Scrape{URL: f.scrape, GPU: f.gpuMetrics, Interval: f.scrapeEvery, Allow: allow.Allows}
 	var opts []helper.Option
 	if f.caFile != "" {
 		pool, err := helper.LoadCAFile(f.caFile)

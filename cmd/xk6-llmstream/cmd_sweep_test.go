@@ -37,6 +37,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--levels", "1", "--scrape", "http://vllm.internal:8000/metrics", "s.js"}, "--scrape: refused: host vllm.internal:8000 is not on the allow-list"},
 		{[]string{"--levels", "1", "--scrape", "http://127.0.0.1:8000/metrics?k=v", "s.js"}, "--scrape: the URL carries a query"},
 		{[]string{"--levels", "1", "--ca-file", "/nonexistent/ca.pem", "s.js"}, "--ca-file"},
+		{[]string{"--levels", "1", "--gpu-metrics", "http://dcgm.internal:9400/metrics", "s.js"}, "--gpu-metrics: refused: host dcgm.internal:9400 is not on the allow-list"},
 	}
 	for _, tc := range cases {
 		var stderr bytes.Buffer

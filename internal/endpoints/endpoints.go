@@ -28,11 +28,36 @@ var Generation = []Endpoint{
 	{Dialect: "ollama", Path: "/api/chat", Route: "/api/chat"},
 }
 
+// Calls lists the non-streaming endpoints (embeddings and rerank): each
+// API's default path, as the module's embed() and rerank() use it, the
+// mock serves it and the engine's DialectFromPath knows it. Kind is "embed"
+// or "rerank".
+var Calls = []Call{
+	{Dialect: "openai-embeddings", Kind: "embed", Path: "/v1/embeddings"},
+	{Dialect: "cohere-embed", Kind: "embed", Path: "/v2/embed"},
+	{Dialect: "cohere-rerank", Kind: "rerank", Path: "/v2/rerank"},
+	// vLLM serves /rerank, /v1/rerank and /v2/rerank (Jina/Cohere shape);
+	// Hugging Face TEI serves /rerank (its own shape). The engine reads
+	// both answers under this dialect.
+	{Dialect: "rerank", Kind: "rerank", Path: "/v1/rerank"},
+	{Dialect: "rerank", Kind: "rerank", Path: "/rerank"},
+}
+
+// Call is one non-streaming endpoint.
+type Call struct {
+	Dialect string
+	Kind    string // "embed" or "rerank"
+	Path    string
+}
+
 // The other paths the mock serves.
 const (
 	Models  = "/v1/models"
 	Health  = "/healthz"
 	Metrics = "/metrics"
+	// GPUMetrics is the mock's DCGM-exporter-like page (GPU utilization,
+	// memory, power, SM clock following its load).
+	GPUMetrics = "/dcgm/metrics"
 )
 
 // Of is a dialect's generation endpoint; false for an unknown dialect.

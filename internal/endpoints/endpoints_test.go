@@ -30,3 +30,25 @@ func TestEngineKnowsEveryEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineKnowsEveryCall: each call endpoint's path names its dialect in
+// the engine, which parses the dialect and knows its kind.
+func TestEngineKnowsEveryCall(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, c := range endpoints.Calls {
+		d, ok := stream.ParseDialect(c.Dialect)
+		if !ok || d.CallKind() != c.Kind {
+			t.Errorf("call %q: ParseDialect ok=%v, kind %q, want %q", c.Dialect, ok, d.CallKind(), c.Kind)
+		}
+		if got := stream.DialectFromPath(c.Path); string(got) != c.Dialect {
+			t.Errorf("DialectFromPath(%q) = %q, want %q", c.Path, got, c.Dialect)
+		}
+		seen[c.Dialect] = true
+	}
+	for _, d := range stream.CallDialects() {
+		if !seen[string(d)] {
+			t.Errorf("call dialect %q has no endpoint in the list", d)
+		}
+	}
+}

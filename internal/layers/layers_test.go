@@ -1,14 +1,34 @@
 package layers
 
 import (
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // goList runs `go list` in the module root and returns its output lines.
+// It first stats every Go file of the module, so that go test's cache, which
+// tracks the files a test opens or stats (not what a child process reads),
+// reruns these tests when a file changes.
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()
+	if err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".go") || d.Name() == "go.mod") {
+			_, err = os.Stat(path)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go tool on PATH (%v): the import graph cannot be listed", err)

@@ -22,16 +22,20 @@ func TestModuleMetricsAreGos(t *testing.T) {
 	path := script(t, `
 const llm = new Client({ baseURL: 'http://h:1', slo: { ttft: '1s' } });
 export default function () {
-  const names = Object.values(llmstream.METRICS).concat(Object.values(llmstream.WORKLOAD_METRICS));
+  const names = Object.values(llmstream.METRICS).concat(Object.values(llmstream.WORKLOAD_METRICS), Object.values(llmstream.CALL_METRICS));
   console.log('NAMES ' + JSON.stringify(names));
   console.log('META ' + JSON.stringify([llmstream.REQUEST_ID_METADATA, llmstream.ENTRY_ID_METADATA]));
   console.log('APIS ' + JSON.stringify(llmstream.APIS));
+  console.log('CALLS ' + JSON.stringify(llmstream.CALL_APIS));
 }
 `)
 	res := run(t, path, env(h), k6sim.Config{}, false)
 	var names, meta []string
-	var apis map[string]string
+	var apis, calls map[string]string
 	for _, line := range res.Console {
+		if _, s, ok := strings.Cut(line, "CALLS "); ok {
+			_ = json.Unmarshal([]byte(s), &calls)
+		}
 		if _, s, ok := strings.Cut(line, "NAMES "); ok {
 			_ = json.Unmarshal([]byte(s), &names)
 		}
@@ -69,6 +73,15 @@ export default function () {
 	}
 	if !reflect.DeepEqual(apis, want2) {
 		t.Errorf("the module's APIS %v, internal/endpoints %v", apis, want2)
+	}
+	// Each call API's default path is one of internal/endpoints.Calls'.
+	for api, path := range calls {
+		if !slices.ContainsFunc(endpoints.Calls, func(c endpoints.Call) bool { return c.Dialect == api && c.Path == path }) {
+			t.Errorf("the module's CALL_APIS %s %s is not in internal/endpoints.Calls", api, path)
+		}
+	}
+	if len(calls) == 0 {
+		t.Error("the module has no CALL_APIS")
 	}
 }
 

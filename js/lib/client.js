@@ -18,7 +18,7 @@ import { endpointURL, checkBaseURL, modelURL } from './urls.js';
 import { nextRequestID, withMetadata } from './vu.js';
 
 const DEFAULT_TIMEOUT_MS = 120000;
-const HOP_GRACE_MS = 5000;
+export const HOP_GRACE_MS = 5000;
 const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
 
@@ -62,6 +62,7 @@ export class Client {
     this.model = o.model === undefined || o.model === null ? '' : String(o.model);
     Object.defineProperty(this, '_urlTemplate', { value: endpointURL(o.baseURL, this.api, o.path), enumerable: false });
     this.url = modelURL(this._urlTemplate, this.model);
+    Object.defineProperty(this, '_baseURL', { value: String(o.baseURL).replace(/\/+$/, ''), enumerable: false });
 
     const env = typeof __ENV === 'object' && __ENV !== null ? __ENV : {};
     const helper = o.helper || env.LLMSTREAM_HELPER || '';

@@ -41,6 +41,12 @@ export function declareSLOMetric() {
   }
 }
 
+// declareMetric adds a metric declared by another concern (lib/calls.js) to
+// the ones addSamples knows.
+export function declareMetric(name, metric) {
+  metricByName[name] = metric;
+}
+
 // addSamples adds a request's samples ([{metric, values, tags?}], as the
 // helper answers them) with tags (and a series' own tags on top); a metric
 // this module does not declare is skipped.
