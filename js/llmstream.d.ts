@@ -349,7 +349,7 @@ export interface TextPart {
  * An image part for a chat message's content array: url is a data URL
  * (data:image/png;base64,...) or an http(s) URL. chat() sends it as the API's
  * own part: OpenAI chat and Cohere image_url, Responses input_image, Anthropic
- * image (base64 or url source), Gemini inline_data or file_data, ollama images
+ * image (base64 or url source), Gemini inlineData or fileData, ollama images
  * (data URLs only).
  */
 export function image(url: string, options?: { detail?: 'low' | 'high' | 'auto' }): ImagePart;
