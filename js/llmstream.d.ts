@@ -257,6 +257,11 @@ export interface Tool {
   description?: string;
   /** A JSON schema of the arguments. Default: an object without properties. */
   parameters?: { [field: string]: unknown };
+  /**
+   * Strict schema adherence: openai-responses always gets it (default false; the
+   * API's own default is true), openai-chat as function.strict when given; other APIs ignore it.
+   */
+  strict?: boolean;
 }
 
 /** The `tools` request field of api for tools. */
