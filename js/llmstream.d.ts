@@ -257,6 +257,11 @@ export interface Tool {
   description?: string;
   /** A JSON schema of the arguments. Default: an object without properties. */
   parameters?: { [field: string]: unknown };
+  /**
+   * Strict schema adherence: openai-responses always gets it (default false; the
+   * API's own default is true), openai-chat as function.strict when given; other APIs ignore it.
+   */
+  strict?: boolean;
 }
 
 /** The `tools` request field of api for tools. */
@@ -349,7 +354,7 @@ export interface TextPart {
  * An image part for a chat message's content array: url is a data URL
  * (data:image/png;base64,...) or an http(s) URL. chat() sends it as the API's
  * own part: OpenAI chat and Cohere image_url, Responses input_image, Anthropic
- * image (base64 or url source), Gemini inline_data or file_data, ollama images
+ * image (base64 or url source), Gemini inlineData or fileData, ollama images
  * (data URLs only).
  */
 export function image(url: string, options?: { detail?: 'low' | 'high' | 'auto' }): ImagePart;

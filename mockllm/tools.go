@@ -88,7 +88,8 @@ func (g *gen) finishWord() string {
 // ({"type":"function","function":{"name","parameters"}}), Responses
 // ({"type":"function","name","parameters"}), Anthropic ({"name",
 // "input_schema"}) and Gemini ({"functionDeclarations":[{"name",
-// "parameters"}]}).
+// "parametersJsonSchema" or "parameters"}]}: the API documents both, a JSON
+// schema and its own Schema type).
 func parseTools(raw []json.RawMessage) ([]toolSpec, error) {
 	var out []toolSpec
 	for i, r := range raw {
@@ -101,8 +102,9 @@ func parseTools(raw []json.RawMessage) ([]toolSpec, error) {
 				Parameters json.RawMessage `json:"parameters"`
 			} `json:"function"`
 			FunctionDeclarations []struct {
-				Name       string          `json:"name"`
-				Parameters json.RawMessage `json:"parameters"`
+				Name           string          `json:"name"`
+				Parameters     json.RawMessage `json:"parameters"`
+				ParametersJSON json.RawMessage `json:"parametersJsonSchema"`
 			} `json:"functionDeclarations"`
 		}
 		if err := json.Unmarshal(r, &t); err != nil {
@@ -113,7 +115,11 @@ func parseTools(raw []json.RawMessage) ([]toolSpec, error) {
 			out = append(out, toolSpec{t.Function.Name, t.Function.Parameters})
 		case len(t.FunctionDeclarations) > 0:
 			for _, f := range t.FunctionDeclarations {
-				out = append(out, toolSpec{f.Name, f.Parameters})
+				p := f.ParametersJSON
+				if len(p) == 0 {
+					p = f.Parameters
+				}
+				out = append(out, toolSpec{f.Name, p})
 			}
 			continue
 		case len(t.InputSchema) > 0:

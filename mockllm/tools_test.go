@@ -44,7 +44,11 @@ func toolRequest(api string, results int) (path, body string) {
 			`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"result":"sunny"}}}]}`)
 	}
 	contents := strings.Join(append([]string{`{"role":"user","parts":[{"text":"weather?"}]}`}, turns...), ",")
-	return "/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":[` + contents + `],"tools":[{"functionDeclarations":[{"name":"get_weather","parameters":` + schema + `}]}]}`
+	field := "parameters" // gemini-json: the JSON schema field, parametersJsonSchema
+	if api == "gemini-json" {
+		field = "parametersJsonSchema"
+	}
+	return "/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":[` + contents + `],"tools":[{"functionDeclarations":[{"name":"get_weather","` + field + `":` + schema + `}]}]}`
 }
 
 // TestToolCallAnswers: offered tools and fewer tool results than ToolRounds,
@@ -60,8 +64,8 @@ func TestToolCallAnswers(t *testing.T) {
 	client := stream.NewClient()
 	defer client.CloseIdleConnections()
 	finish := map[string]string{"openai-chat": "tool_calls", "anthropic-messages": "tool_use", "openai-responses": "completed",
-		"gemini": "STOP", "cohere": "TOOL_CALL", "ollama": "stop"}
-	apis := []string{"openai-chat", "anthropic-messages", "openai-responses", "gemini", "cohere", "ollama"}
+		"gemini": "STOP", "gemini-json": "STOP", "cohere": "TOOL_CALL", "ollama": "stop"}
+	apis := []string{"openai-chat", "anthropic-messages", "openai-responses", "gemini", "gemini-json", "cohere", "ollama"}
 	var recs []*stream.Record
 	for _, api := range apis {
 		for results := range 3 {
@@ -90,7 +94,7 @@ func TestToolCallAnswers(t *testing.T) {
 			if u := args["unit"]; len(args) != 4 || !city || !days || !hot || (u != "C" && u != "F") {
 				t.Errorf("%s: arguments %v do not follow the schema", api, args)
 			}
-			whole := api == "gemini" || api == "ollama"
+			whole := api == "gemini" || api == "gemini-json" || api == "ollama"
 			if pieces := rec.OutputTokens; whole != (pieces == 1) {
 				t.Errorf("%s: the arguments came in %d pieces", api, pieces)
 			}

@@ -7,6 +7,13 @@
 // output_tokens, finish, events, error: {class, status, message} | null}.
 // text, usage and finish come from the SDK's own final object where it has
 // one (finalChatCompletion, finalResponse, finalMessage, the whole answer).
+//
+// Send mode (conformance/shapes_test.go): node driver.mjs BASE_URL send < cases.json
+// where each case is {id, sdk, dialect, params}: the SDK's own request method
+// is called with params as they are (in the SDK's own parameter shape, which
+// cohere-ai and @google/genai turn into the wire shape) and not streamed; the
+// answer is a JSON array of {id, error: message | null}. The request bodies
+// are what the test's capture server saw.
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
@@ -15,7 +22,7 @@ import { Ollama } from 'ollama';
 
 const base = process.argv[2];
 if (!base || !base.startsWith('http://127.0.0.1:')) {
-  console.error('usage: node driver.mjs http://127.0.0.1:PORT < cases.json');
+  console.error('usage: node driver.mjs http://127.0.0.1:PORT [send] < cases.json');
   process.exit(2);
 }
 const key = 'sk-conformance';
@@ -220,9 +227,30 @@ const runners = {
   },
 };
 
+// senders call each SDK's request method with a case's params as they are.
+const senders = {
+  'openai/chat': (p) => openai.chat.completions.create(p),
+  'openai/responses': (p) => openai.responses.create(p),
+  'anthropic/messages': (p) => anthropic.messages.create(p),
+  'genai/gemini': (p) => genai.models.generateContent(p),
+  'cohere/cohere': (p) => cohere.chat(p, { maxRetries: 0 }),
+  'ollama/ollama': (p) => ollama.chat({ ...p, stream: false }),
+};
+
+async function send(c) {
+  const f = senders[c.sdk + '/' + c.dialect];
+  if (!f) return { id: c.id, error: `no sender for ${c.sdk}/${c.dialect}` };
+  try {
+    await f(c.params);
+    return { id: c.id, error: null };
+  } catch (e) {
+    return { id: c.id, error: String(e?.message ?? e).slice(0, 300) };
+  }
+}
+
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
 const cases = JSON.parse(input);
 const results = [];
-for (const c of cases) results.push(await run(c));
+for (const c of cases) results.push(process.argv[3] === 'send' ? await send(c) : await run(c));
 process.stdout.write(JSON.stringify(results) + '\n');

@@ -57,11 +57,11 @@ export default function () {
 			"system": "S", "messages": []any{user,
 				map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "call_1", "name": "get_weather", "input": map[string]any{"city": "Paris"}}}},
 				map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny"}}}}},
-		"openai-responses": {"tools": []any{map[string]any{"type": "function", "name": "get_weather", "description": "Weather", "parameters": schema}},
+		"openai-responses": {"tools": []any{map[string]any{"type": "function", "name": "get_weather", "description": "Weather", "parameters": schema, "strict": false}},
 			"instructions": "S", "input": []any{user,
 				map[string]any{"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": `{"city":"Paris"}`},
 				map[string]any{"type": "function_call_output", "call_id": "call_1", "output": "sunny"}}},
-		"gemini": {"tools": []any{map[string]any{"functionDeclarations": []any{fn}}},
+		"gemini": {"tools": []any{map[string]any{"functionDeclarations": []any{map[string]any{"name": "get_weather", "description": "Weather", "parametersJsonSchema": schema}}}},
 			"systemInstruction": map[string]any{"parts": []any{map[string]any{"text": "S"}}},
 			"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "Q"}}},
 				map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"name": "get_weather", "args": map[string]any{"city": "Paris"}}}}},
@@ -102,6 +102,36 @@ export default function () {
 	}
 	if n != 6 {
 		t.Errorf("%d task results, want 6", n)
+	}
+}
+
+// TestToolStrict: a tool's strict reaches Responses (always sent: false
+// unless the tool says true, the API's default being true) and OpenAI chat
+// (only when given); anything but a boolean is refused, naming the tool.
+func TestToolStrict(t *testing.T) {
+	t.Parallel()
+	h := newFakeHelper(t, nil)
+	res := run(t, script(t, `
+import { toolsFor } from 'file://`+modulePath+`';
+export default function () {
+  const p = { type: 'object', properties: {} };
+  emit({ r: toolsFor('openai-responses', [{ name: 'a', parameters: p, strict: true }, { name: 'b', parameters: p }]).map((t) => t.strict),
+    c: toolsFor('openai-chat', [{ name: 'a', parameters: p, strict: true }, { name: 'b', parameters: p }]).map((t) => t.function.strict === undefined ? 'unset' : t.function.strict),
+    o: 'strict' in toolsFor('ollama', [{ name: 'a', strict: true }])[0].function });
+  let err = '';
+  try { toolsFor('openai-chat', [{ name: 'a' }, { name: 'b', strict: 'yes' }]); } catch (e) { err = String(e.message); }
+  emit({ err: err });
+}
+`), env(h), k6sim.Config{}, false)
+	var lines []string
+	for _, l := range res.Console {
+		if _, after, ok := strings.Cut(l, "RESULT "); ok {
+			lines = append(lines, after)
+		}
+	}
+	want := []string{`{"r":[true,false],"c":[true,"unset"],"o":false}`, `{"err":"llmstream: tools[1].strict must be true or false, got \"yes\""}`}
+	if !reflect.DeepEqual(lines, want) {
+		t.Errorf("results %q, want %q", lines, want)
 	}
 }
 

@@ -35,8 +35,8 @@ const (
 // {image_url, detail}; text.format {type json_schema, name, schema,
 // strict}); Anthropic "Vision" (image source base64 {media_type, data} or
 // url) and "Structured outputs" (output_config.format {type json_schema,
-// schema}); Gemini "Image understanding" (inline_data {mime_type, data},
-// file_data {mime_type, file_uri}) and "Structured output"
+// schema}); Gemini "Image understanding" (inlineData {mimeType, data},
+// fileData {mimeType, fileUri}, as @google/genai sends them) and "Structured output"
 // (generationConfig responseMimeType + responseJsonSchema); Cohere v2 chat
 // (image_url parts; response_format {type json_object, json_schema});
 // ollama /api/chat (images: base64 strings; format: a schema).
@@ -90,8 +90,8 @@ export default function () {
 			map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": testImageURL}}}),
 			"output_config": map[string]any{"format": map[string]any{"type": "json_schema", "schema": schema}}},
 		{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "describe"},
-			map[string]any{"inline_data": map[string]any{"mime_type": "image/png", "data": testImageData}},
-			map[string]any{"file_data": map[string]any{"mime_type": "image/png", "file_uri": testImageURL}}}}},
+			map[string]any{"inlineData": map[string]any{"mimeType": "image/png", "data": testImageData}},
+			map[string]any{"fileData": map[string]any{"mimeType": "image/png", "fileUri": testImageURL}}}}},
 			"generationConfig": map[string]any{"responseMimeType": "application/json", "responseJsonSchema": schema}},
 		{"model": "m", "messages": user(chatImages), "response_format": map[string]any{"type": "json_object", "json_schema": schema}},
 		{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "describe", "images": []any{testImageData}}}, "format": schema},

@@ -8,30 +8,41 @@ import { withMetadata } from './vu.js';
 
 /**
  * toolsFor turns tools given as {name, description, parameters (a JSON
- * schema)} into the `tools` field of dialect api: OpenAI chat, Cohere v2 and
- * ollama {type: 'function', function: {...}}, OpenAI Responses {type:
- * 'function', name, description, parameters}, Anthropic {name, description,
- * input_schema}, Gemini [{functionDeclarations: [...]}].
+ * schema), strict (optional)} into the `tools` field of dialect api: OpenAI
+ * chat, Cohere v2 and ollama {type: 'function', function: {...}}, OpenAI
+ * Responses {type: 'function', name, description, parameters, strict},
+ * Anthropic {name, description, input_schema}, Gemini [{functionDeclarations:
+ * [{name, description, parametersJsonSchema}]}]. Responses always gets
+ * strict (its FunctionTool requires it, and the API's default is true, which
+ * refuses a schema without additionalProperties: false): false unless the
+ * tool says strict: true; OpenAI chat gets function.strict when the tool
+ * gives it.
  */
 export function toolsFor(api, tools) {
   const list = tools.map((t, i) => {
     if (!t || typeof t.name !== 'string' || t.name === '') {
       throw new TypeError(`llmstream: tools[${i}] needs a name (and parameters, a JSON schema)`);
     }
+    if (t.strict !== undefined && typeof t.strict !== 'boolean') {
+      throw new TypeError(`llmstream: tools[${i}].strict must be true or false, got ${JSON.stringify(t.strict)}`);
+    }
     return { name: t.name, description: t.description === undefined ? '' : String(t.description),
-      parameters: t.parameters === undefined ? { type: 'object', properties: {} } : t.parameters };
+      parameters: t.parameters === undefined ? { type: 'object', properties: {} } : t.parameters, strict: t.strict };
   });
+  const fn = (t) => ({ name: t.name, description: t.description, parameters: t.parameters });
   switch (api) {
     case 'openai-responses':
-      return list.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters }));
+      return list.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict === true }));
+    case 'openai-chat':
+      return list.map((t) => ({ type: 'function', function: Object.assign(fn(t), t.strict === undefined ? {} : { strict: t.strict }) }));
     case 'anthropic-messages':
       return list.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
     case 'gemini':
-      return [{ functionDeclarations: list }];
+      return [{ functionDeclarations: list.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })) }];
     case 'openai-completions':
       throw new TypeError('llmstream: the openai-completions API has no tools; use openai-chat');
   }
-  return list.map((t) => ({ type: 'function', function: t }));
+  return list.map((t) => ({ type: 'function', function: fn(t) }));
 }
 
 // A conversation in each dialect's own shape: the first user message, the

@@ -57,7 +57,7 @@ function geminiBody(b) {
 }
 
 // geminiParts is a chat message content (a string, text and image parts)
-// as parts; images become inline_data or file_data (geminiImagePart).
+// as parts; images become inlineData or fileData (geminiImagePart).
 function geminiParts(content) {
   if (typeof content === 'string') return [{ text: content }];
   if (!Array.isArray(content)) return [];

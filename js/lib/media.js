@@ -42,7 +42,7 @@ function parseDataURL(url) {
   return m === null ? null : { mediaType: m[1].toLowerCase(), data: m[2] };
 }
 
-// The media type of an image by URL, from its extension (Gemini's file_data
+// The media type of an image by URL, from its extension (Gemini's fileData
 // needs one); image/jpeg when it has none we know.
 function urlMediaType(url) {
   const m = /\.(png|jpe?g|gif|webp)(?:[?#]|$)/i.exec(url);
@@ -51,11 +51,13 @@ function urlMediaType(url) {
   return ext === 'jpg' ? 'image/jpeg' : 'image/' + ext;
 }
 
-// Gemini: inline_data for a data URL, file_data for a URL.
+// Gemini: inlineData for a data URL, fileData for a URL, in the
+// lowerCamelCase of the rest of the body (as @google/genai sends them; the
+// API reads the snake_case spelling too).
 export function geminiImagePart(p) {
   const d = parseDataURL(p.image_url.url);
-  if (d !== null) return { inline_data: { mime_type: d.mediaType, data: d.data } };
-  return { file_data: { mime_type: urlMediaType(p.image_url.url), file_uri: p.image_url.url } };
+  if (d !== null) return { inlineData: { mimeType: d.mediaType, data: d.data } };
+  return { fileData: { mimeType: urlMediaType(p.image_url.url), fileUri: p.image_url.url } };
 }
 
 // Anthropic: an image block with a base64 or url source.
