@@ -1,7 +1,7 @@
 // vision.js — image prompts: each request sends a user message with a generated PNG
 // image (from a dataset made by `xk6-llmstream dataset --image-sizes`), in the Client's
 // API's own image shape (OpenAI chat image_url, Responses input_image, Anthropic image
-// source, Gemini inline_data, Cohere image_url, ollama images). Requests are tagged with
+// source, Gemini inlineData, Cohere image_url, ollama images). Requests are tagged with
 // their image size, so TTFT can be compared per size: the mock counts image tokens by
 // OpenAI's tile rule (85 + 170 per 512-px tile, docs/mock.md#images), so its prefill,
 // and TTFT, grow with the image. About 30 s with the defaults.
