@@ -200,7 +200,8 @@ const runners = {
     await ollama.generate({ model: c.model, prompt, stream: false });
   },
   async 'cohere/unknown-path'(c, r) {
-    await cohere.embed({ model: c.model, texts: [prompt], inputType: 'search_query', embeddingTypes: ['float'] }, { maxRetries: 0 });
+    // /v2/parse: the mock serves embed and rerank now, not parse.
+    await cohere.parse({ model: c.model, document: { type: 'image_url', imageUrl: 'data:image/png;base64,iVBORw0KGgo=' }, outputFormat: 'markdown' }, { maxRetries: 0 });
   },
   async 'ollama/ollama'(c, r) {
     const req = { model: c.model, messages, options: c.max_tokens ? { num_predict: c.max_tokens } : {} };
