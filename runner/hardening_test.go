@@ -65,14 +65,16 @@ func (c *lateClock) sleep(d time.Duration) {
 func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
 	t.Parallel()
 	clk := &lateClock{lag: 3 * time.Millisecond}
-	// The warning needs loadgen.MinSamples answered requests (one
-	// llm_client_lag sample each); a fast mock keeps them short.
+	// The warning needs loadgen.MinSamples llm_client_lag samples; a request
+	// that ends before the canary's first tick has none (the canary ticks
+	// only while streams run), so a few more requests than that are sent. A
+	// fast mock keeps them short.
 	profile := filepath.Join(t.TempDir(), "fast.json")
 	if err := os.WriteFile(profile, []byte(`{"seed": 1, "slots": 8, "default": {"prefill": {"base": "1ms", "jitter": {"dist": "none"}},
 	  "itl": {"base": "1ms", "jitter": {"dist": "none"}}, "output_tokens": 2}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env, _ := fakeEnv(t, "FAKE_K6_PROBE="+strings.Repeat("/v1/chat/completions ", loadgen.MinSamples))
+	env, _ := fakeEnv(t, "FAKE_K6_PROBE="+strings.Repeat("/v1/chat/completions ", loadgen.MinSamples+20))
 	var stderr lockedBuffer
 	_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr, MockProfile: profile,
 		HelperOptions: []helper.Option{helper.WithClock(clk.now, clk.sleep)}})
