@@ -79,7 +79,7 @@ var Packages = map[string]Place{
 	"internal/moduletest": {Harness, 1}, "internal/bench": {Harness, 1},
 
 	"cmd/xk6-llmstream": {Main, 0}, "cmd/analyze": {Main, 0},
-	"e2e": {Main, 0}, "deploy": {Main, 0}, "docs": {Main, 0}, "scripts": {Main, 0}, "types": {Main, 0},
+	"e2e": {Main, 0}, "deploy": {Main, 0}, "docs": {Main, 0}, "scripts": {Main, 0}, "scripts/demo": {Main, 0}, "types": {Main, 0},
 	"internal/layers": {Main, 0},
 }
 
