@@ -88,8 +88,6 @@ var Packages = map[string]Place{
 var External = map[string][]string{
 	// Plotting is analyze's: the k6-side binary links none of it.
 	"gonum.org/v1/plot": {"analyze/plot", "analyze/figures", "cmd/analyze"},
-	// k6 is AGPL-3.0: it is run as a program, never linked.
-	"go.k6.io/k6": nil,
 }
 
 // Violation is one forbidden import.
