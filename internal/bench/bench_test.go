@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -164,13 +163,31 @@ func mockChild() int {
 		fmt.Fprintln(os.Stderr, "mock child:", err)
 		return 2
 	}
-	m, err := mockllm.New(mockllm.Config{
+	cfg := mockllm.Config{
 		Seed: 1,
 		Models: map[string]mockllm.ModelConfig{
 			fastModel: {Prefill: mockllm.Prefill{Base: benchPrefill}, ITL: mockllm.ITL{Base: itl}},
 			slowModel: {Prefill: mockllm.Prefill{Base: slowPrefill}, ITL: mockllm.ITL{Base: slowITL}},
 		},
-	})
+	}
+	if shape := os.Getenv(mockShapeEnv); shape != "" {
+		// The script benchmark's mock: calibrate's, for every model.
+		var ttft time.Duration
+		var tokens int
+		f := strings.Split(shape, ",")
+		if len(f) == 3 {
+			ttft, err = time.ParseDuration(f[0])
+			if err == nil {
+				tokens, err = strconv.Atoi(f[2])
+			}
+		}
+		if len(f) != 3 || err != nil {
+			fmt.Fprintf(os.Stderr, "mock child: %s=%q: want TTFT,ITL,TOKENS\n", mockShapeEnv, shape)
+			return 2
+		}
+		cfg = calibrate.MockConfig(ttft, itl, tokens)
+	}
+	m, err := mockllm.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mock child:", err)
 		return 1
@@ -192,12 +209,24 @@ type mockProc struct {
 
 func startMockProc(tb testing.TB, itl time.Duration) *mockProc {
 	tb.Helper()
+	return startMockChild(tb, mockChildEnv+"="+itl.String())
+}
+
+// startShapedMockProc starts the mock child as calibrate's mock
+// (calibrate.MockConfig): ttft, itl and tokens for every model.
+func startShapedMockProc(tb testing.TB, ttft, itl time.Duration, tokens int) *mockProc {
+	tb.Helper()
+	return startMockChild(tb, mockChildEnv+"="+itl.String(), fmt.Sprintf("%s=%v,%v,%d", mockShapeEnv, ttft, itl, tokens))
+}
+
+func startMockChild(tb testing.TB, env ...string) *mockProc {
+	tb.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cmd := exec.Command(self, "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), mockChildEnv+"="+itl.String())
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -485,7 +514,7 @@ func report(b *testing.B, r *result) {
 	b.ReportMetric(float64(lag.Max)/1e6, r.path+"-lag-max-ms")
 	if mid := SummarizeMid(&r.lag); mid.N > 0 {
 		b.ReportMetric(float64(mid.P99)/1e6, r.path+"-mid-lag-p99-ms")
-		if mid.P99Lo > math.Inf(-1) && mid.P99Hi < math.Inf(1) {
+		if mid.Bounded() {
 			b.ReportMetric(mid.P99Lo, r.path+"-mid-lag-p99-lo95-ms")
 			b.ReportMetric(mid.P99Hi, r.path+"-mid-lag-p99-hi95-ms")
 		}

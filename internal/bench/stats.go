@@ -90,6 +90,9 @@ func SummarizeMid(l *Lags) MidLag {
 	return m
 }
 
+// Bounded reports whether both ends of the p99's interval are finite.
+func (m MidLag) Bounded() bool { return !math.IsInf(m.P99Lo, 0) && !math.IsInf(m.P99Hi, 0) }
+
 // CI formats the p99's interval as "[lo, hi]" in ms (−∞ and ∞ for open ends).
 func (m MidLag) CI() string {
 	end := func(v float64) string {
