@@ -32,8 +32,9 @@ type Report struct {
 	LagP50  float64 `json:"lag_p50_ms"`
 	LagP99  float64 `json:"lag_p99_ms"`
 	LagP999 float64 `json:"lag_p999_ms"`
-	// LagP99CI is the 95% distribution-free interval of the lag's p99
-	// (±Inf ends print as null: too few events to bound it).
+	// LagP99CI is the 95% interval of the lag's p99 (LagP99Interval: a
+	// bootstrap over LagBlock stretches of write time; ±Inf ends print as
+	// null: too few blocks to bound it).
 	LagP99CI [2]*float64 `json:"lag_p99_ci95_ms"`
 	// ITLErrorP99 is the p99 of |measured gap − written gap|.
 	ITLErrorP99 float64 `json:"itl_error_p99_ms"`
@@ -117,6 +118,7 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 
 	r := &Report{CPUHeadroom: headroom, CPUs: cpus}
 	var ttftErr, lag, itlErr, clientLag []float64
+	var lagWrite []int64 // the write time of each lag's event
 	var gaps, zero, trueZero int
 	type point struct {
 		start, end int64
@@ -153,6 +155,7 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 			for j := 1; j < n; j++ {
 				d := float64(reads[j]-c.writes[j]) / ms
 				lag = append(lag, d)
+				lagWrite = append(lagWrite, c.writes[j])
 				sp.lagP = append(sp.lagP, d)
 				itlErr = append(itlErr, math.Abs(float64((reads[j]-reads[j-1])-(c.writes[j]-c.writes[j-1]))/ms))
 				if c.writes[j] == c.writes[j-1] {
@@ -167,10 +170,8 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 	r.LagP50, r.LagP99, r.LagP999 = pct(lag, 50), pct(lag, 99), pct(lag, 99.9)
 	r.ITLErrorP99 = pct(itlErr, 99)
 	if len(lag) > 0 {
-		sorted := slices.Clone(lag)
-		slices.Sort(sorted)
-		iv := stats.QuantileInterval(sorted, 0.99, 0.95)
-		for i, v := range []float64{iv.Lo, iv.Hi} {
+		lo, hi := LagP99Interval(lag, lagWrite)
+		for i, v := range []float64{lo, hi} {
 			if !math.IsInf(v, 0) {
 				r.LagP99CI[i] = &v
 			}

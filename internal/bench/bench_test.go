@@ -21,6 +21,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/calibrate"
 	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/runner"
@@ -162,13 +163,31 @@ func mockChild() int {
 		fmt.Fprintln(os.Stderr, "mock child:", err)
 		return 2
 	}
-	m, err := mockllm.New(mockllm.Config{
+	cfg := mockllm.Config{
 		Seed: 1,
 		Models: map[string]mockllm.ModelConfig{
 			fastModel: {Prefill: mockllm.Prefill{Base: benchPrefill}, ITL: mockllm.ITL{Base: itl}},
 			slowModel: {Prefill: mockllm.Prefill{Base: slowPrefill}, ITL: mockllm.ITL{Base: slowITL}},
 		},
-	})
+	}
+	if shape := os.Getenv(mockShapeEnv); shape != "" {
+		// The script benchmark's mock: calibrate's, for every model.
+		var ttft time.Duration
+		var tokens int
+		f := strings.Split(shape, ",")
+		if len(f) == 3 {
+			ttft, err = time.ParseDuration(f[0])
+			if err == nil {
+				tokens, err = strconv.Atoi(f[2])
+			}
+		}
+		if len(f) != 3 || err != nil {
+			fmt.Fprintf(os.Stderr, "mock child: %s=%q: want TTFT,ITL,TOKENS\n", mockShapeEnv, shape)
+			return 2
+		}
+		cfg = calibrate.MockConfig(ttft, itl, tokens)
+	}
+	m, err := mockllm.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mock child:", err)
 		return 1
@@ -190,12 +209,24 @@ type mockProc struct {
 
 func startMockProc(tb testing.TB, itl time.Duration) *mockProc {
 	tb.Helper()
+	return startMockChild(tb, mockChildEnv+"="+itl.String())
+}
+
+// startShapedMockProc starts the mock child as calibrate's mock
+// (calibrate.MockConfig): ttft, itl and tokens for every model.
+func startShapedMockProc(tb testing.TB, ttft, itl time.Duration, tokens int) *mockProc {
+	tb.Helper()
+	return startMockChild(tb, mockChildEnv+"="+itl.String(), fmt.Sprintf("%s=%v,%v,%d", mockShapeEnv, ttft, itl, tokens))
+}
+
+func startMockChild(tb testing.TB, env ...string) *mockProc {
+	tb.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cmd := exec.Command(self, "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), mockChildEnv+"="+itl.String())
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -465,8 +496,8 @@ func runLevel(b *testing.B, n, perVU int, s settings, mockURL, helperURL string,
 	}
 	for _, r := range level[1:] {
 		for _, ph := range []Phase{PhaseAll, PhaseMid} {
-			if bl := Summarize(bare.lag[ph]); bl.P99 > 0 {
-				b.ReportMetric(float64(Summarize(r.lag[ph]).P99)/float64(bl.P99), fmt.Sprintf("%s/bare-%s-p99", r.path, ph))
+			if bl := Summarize(bare.lag.By[ph]); bl.P99 > 0 {
+				b.ReportMetric(float64(Summarize(r.lag.By[ph]).P99)/float64(bl.P99), fmt.Sprintf("%s/bare-%s-p99", r.path, ph))
 			}
 		}
 	}
@@ -474,15 +505,19 @@ func runLevel(b *testing.B, n, perVU int, s settings, mockURL, helperURL string,
 }
 
 func report(b *testing.B, r *result) {
-	lag := Summarize(r.lag[PhaseAll])
+	lag := Summarize(r.lag.By[PhaseAll])
 	b.ReportMetric(float64(lag.P50)/1e6, r.path+"-lag-p50-ms")
 	b.ReportMetric(float64(lag.P99)/1e6, r.path+"-lag-p99-ms")
 	if lag.HasP999() {
 		b.ReportMetric(float64(lag.P999)/1e6, r.path+"-lag-p99.9-ms")
 	}
 	b.ReportMetric(float64(lag.Max)/1e6, r.path+"-lag-max-ms")
-	if mid := Summarize(r.lag[PhaseMid]); mid.N > 0 {
+	if mid := SummarizeMid(&r.lag); mid.N > 0 {
 		b.ReportMetric(float64(mid.P99)/1e6, r.path+"-mid-lag-p99-ms")
+		if mid.Bounded() {
+			b.ReportMetric(mid.P99Lo, r.path+"-mid-lag-p99-lo95-ms")
+			b.ReportMetric(mid.P99Hi, r.path+"-mid-lag-p99-hi95-ms")
+		}
 	}
 	if r.wall > 0 {
 		b.ReportMetric(float64(r.tokens)/r.wall.Seconds(), r.path+"-tokens/s")
@@ -522,7 +557,7 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 			tps = float64(r.tokens) / r.wall.Seconds()
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.2f\t%.1f\t%.1f\t%s\t%d\t\n",
-			r.streams, r.path, r.requests, r.errors, Summarize(r.lag[PhaseAll]).Tail(), Summarize(r.ttftErr), Summarize(r.itlErr),
+			r.streams, r.path, r.requests, r.errors, Summarize(r.lag.By[PhaseAll]).Tail(), Summarize(r.ttftErr), Summarize(r.itlErr),
 			tps, r.cpu.Seconds(), perTok, steadyTok, r.cpuDetail, MaxStartsWithin(r.starts, time.Millisecond))
 	}
 	tw.Flush()
@@ -546,7 +581,7 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 		}
 		byKey[key{r.streams, r.path}] = r
 	}
-	fmt.Fprintf(w, "\nLag by phase, ms: p50 / p99 / p99.9 / max (n events). first = the first event (arrives with the headers); ttft = the first text event; mid = events between the first and the last text event; final = the last text event and all after it (finish, usage).\n\n")
+	fmt.Fprintf(w, "\nLag by phase, ms: p50 / p99 / p99.9 / max (n events). first = the first event (arrives with the headers); ttft = the first text event; mid = every text event after the first (calibrate's mid-stream lag), its p99 with the 95%% interval calibrate gives it (a bootstrap over %v stretches of write time, calibrate.LagP99Interval); final = the last text event and all after it (finish, usage).\n\n", calibrate.LagBlock)
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "streams\tphase\t")
 	for _, p := range paths {
@@ -559,7 +594,10 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 			for _, p := range paths {
 				cell := "-"
 				if r := byKey[key{n, p}]; r != nil {
-					cell = Summarize(r.lag[ph]).Tail()
+					cell = Summarize(r.lag.By[ph]).Tail()
+					if ph == PhaseMid {
+						cell = SummarizeMid(&r.lag).Tail()
+					}
 				}
 				fmt.Fprintf(tw, "%s\t", cell)
 			}
@@ -576,8 +614,8 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 			if p == "bare" || r == nil || bare == nil {
 				continue
 			}
-			ba, ra := Summarize(bare.lag[PhaseAll]), Summarize(r.lag[PhaseAll])
-			bm, rm := Summarize(bare.lag[PhaseMid]), Summarize(r.lag[PhaseMid])
+			ba, ra := Summarize(bare.lag.By[PhaseAll]), Summarize(r.lag.By[PhaseAll])
+			bm, rm := Summarize(bare.lag.By[PhaseMid]), Summarize(r.lag.By[PhaseMid])
 			fmt.Fprintf(w, "%d streams: %s/bare lag p99 ratio: all %.2f (%s vs %s ms), mid-stream %.2f (%s vs %s ms); all p50 ratio %.2f; CPU per token ratio %.2f, steady %.2f\n",
 				n, p, ratio(ra.P99, ba.P99), ms(ra.P99), ms(ba.P99), ratio(rm.P99, bm.P99), ms(rm.P99), ms(bm.P99), ratio(ra.P50, ba.P50),
 				fratio(perToken(r.cpu, r), perToken(bare.cpu, bare)), fratio(perToken(r.steady(), r), perToken(bare.steady(), bare)))
@@ -692,7 +730,7 @@ func BenchmarkSlowStreams(b *testing.B) {
 	fmt.Printf("\n%d concurrent slow streams through the helper (prefill %v, %d tokens %v apart): %d requests, %d errors, peak %d streams active in the helper at once\n",
 		slowStreams, slowPrefill, slowTokens, slowITL, r.requests, r.errors, peakActive)
 	fmt.Printf("  all streams start at once; lag p50 / p99 / p99.9 / max ms (n): all %s, mid-stream %s, first event %s, final %s\n",
-		Summarize(r.lag[PhaseAll]).Tail(), Summarize(r.lag[PhaseMid]).Tail(), Summarize(r.lag[PhaseFirst]).Tail(), Summarize(r.lag[PhaseFinal]).Tail())
+		Summarize(r.lag.By[PhaseAll]).Tail(), SummarizeMid(&r.lag).Tail(), Summarize(r.lag.By[PhaseFirst]).Tail(), Summarize(r.lag.By[PhaseFinal]).Tail())
 	fmt.Printf("  TTFT err p50 / p99 / max %s ms, ITL err %s ms, wall %.2f s, CPU %.2f s\n",
 		Summarize(r.ttftErr), Summarize(r.itlErr), r.wall.Seconds(), r.cpu.Seconds())
 	fmt.Printf("  this process (load generator + helper, 2 connections per stream): peak heap objects %.1f MiB (%.0f KiB per stream), peak goroutines %d, allocated %.1f MiB in all\n",

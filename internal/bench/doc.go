@@ -31,7 +31,8 @@
 //
 // The lag is reported for all events and split by phase (Phase): the first
 // event (arrives with the headers), the first text event (TTFT), mid-stream
-// events and the final events, with p99.9 where there are enough events
+// events (every text event after the first, with the p99's interval) and the
+// final events, with p99.9 where there are enough events
 // (MinNForP999), and the helper/bare and k6/bare p99 ratios for all and for
 // mid-stream events.
 //
@@ -46,4 +47,14 @@
 // LLMSTREAM_BENCH_SLOW=1 (add the slow case), LLMSTREAM_BENCH_K6_NICE (k6's
 // priority below the helper's, default that of xk6-llmstream run),
 // LLMSTREAM_BENCH_MODULE (another llmstream.js for the k6 paths).
+//
+// BenchmarkScriptLag runs one k6 script as it is (LLMSTREAM_BENCH_SCRIPT,
+// from the repository's root; default scripts/ramping-vus.js) through the k6
+// path against calibrate's mock (LLMSTREAM_BENCH_TTFT, default 50ms;
+// LLMSTREAM_BENCH_ITL; LLMSTREAM_BENCH_TOKENS, default 64; in the child
+// process, or in this one with LLMSTREAM_BENCH_MOCK_INPROC=1 as calibrate
+// runs it) and prints the mid-stream lag — every text event after the first,
+// the statistic calibrate reports — with its p99's 95% interval
+// (calibrate.LagP99Interval, the same rule): the figure `xk6-llmstream
+// calibrate` is checked against (docs/calibrate.md).
 package bench

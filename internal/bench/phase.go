@@ -21,8 +21,9 @@ const (
 	// PhaseTTFT is the first event carrying generated text: the one TTFT is
 	// measured at.
 	PhaseTTFT
-	// PhaseMid is every event after the first text event and before the last
-	// one: the stream in its steady state.
+	// PhaseMid is every text event after the first one (the last included):
+	// the stream in its steady state, and calibrate's mid-stream lag, the
+	// same statistic (calibrate.LagP99Interval).
 	PhaseMid
 	// PhaseFinal is the last text event and every event after it (finish
 	// reason, usage).
@@ -42,8 +43,13 @@ func (p Phase) String() string {
 }
 
 // Lags holds the delivery lag (client read time − the server's write stamp)
-// of stamped events, one slice per Phase.
-type Lags [NumPhases][]time.Duration
+// of stamped events, one slice per Phase, and the write stamps of the
+// mid-stream events (the lag interval's time blocks, calibrate.LagP99Interval).
+type Lags struct {
+	By [NumPhases][]time.Duration
+	// MidWriteNS[i] is the server's write stamp (Unix ns) of By[PhaseMid][i].
+	MidWriteNS []int64
+}
 
 // Add adds the lag of every stamped event of one stream: startUnixNS is the
 // stream's start as Unix nanoseconds, and each event's At is an offset from
@@ -65,18 +71,19 @@ func (l *Lags) Add(startUnixNS int64, events []Event) {
 			continue
 		}
 		lag := time.Duration(startUnixNS + int64(e.At) - e.ServerNS)
-		l[PhaseAll] = append(l[PhaseAll], lag)
+		l.By[PhaseAll] = append(l.By[PhaseAll], lag)
 		if i == 0 {
-			l[PhaseFirst] = append(l[PhaseFirst], lag)
+			l.By[PhaseFirst] = append(l.By[PhaseFirst], lag)
 		}
 		if i == firstText {
-			l[PhaseTTFT] = append(l[PhaseTTFT], lag)
+			l.By[PhaseTTFT] = append(l.By[PhaseTTFT], lag)
 		}
-		if firstText >= 0 && i > firstText && i < lastText {
-			l[PhaseMid] = append(l[PhaseMid], lag)
+		if firstText >= 0 && i > firstText && e.Text {
+			l.By[PhaseMid] = append(l.By[PhaseMid], lag)
+			l.MidWriteNS = append(l.MidWriteNS, e.ServerNS)
 		}
 		if lastText >= 0 && i >= lastText {
-			l[PhaseFinal] = append(l[PhaseFinal], lag)
+			l.By[PhaseFinal] = append(l.By[PhaseFinal], lag)
 		}
 	}
 }

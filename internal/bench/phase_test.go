@@ -34,7 +34,7 @@ func TestLagsAdd(t *testing.T) {
 			PhaseAll:   {1 * µs, 2 * µs, 3 * µs, 4 * µs, 5 * µs, 6 * µs, 7 * µs},
 			PhaseFirst: {1 * µs},
 			PhaseTTFT:  {2 * µs},
-			PhaseMid:   {3 * µs, 4 * µs},
+			PhaseMid:   {3 * µs, 4 * µs, 5 * µs},
 			PhaseFinal: {5 * µs, 6 * µs, 7 * µs},
 		},
 	}, {
@@ -44,7 +44,7 @@ func TestLagsAdd(t *testing.T) {
 			PhaseAll:   {1 * µs, 2 * µs, 3 * µs},
 			PhaseFirst: {1 * µs},
 			PhaseTTFT:  {1 * µs},
-			PhaseMid:   {2 * µs},
+			PhaseMid:   {2 * µs, 3 * µs},
 			PhaseFinal: {3 * µs},
 		},
 	}, {
@@ -69,6 +69,7 @@ func TestLagsAdd(t *testing.T) {
 		want: want{
 			PhaseAll:   {2 * µs, 4 * µs},
 			PhaseTTFT:  {2 * µs},
+			PhaseMid:   {4 * µs},
 			PhaseFinal: {4 * µs},
 		},
 	}, {
@@ -89,9 +90,13 @@ func TestLagsAdd(t *testing.T) {
 			var l Lags
 			l.Add(0, tc.events)
 			for ph := range NumPhases {
-				if !slices.Equal(l[ph], tc.want[ph]) {
-					t.Errorf("%s = %v, want %v", ph, l[ph], tc.want[ph])
+				if !slices.Equal(l.By[ph], tc.want[ph]) {
+					t.Errorf("%s = %v, want %v", ph, l.By[ph], tc.want[ph])
 				}
+			}
+			// Every stamped event of the test is stamped at 1 s.
+			if len(l.MidWriteNS) != len(l.By[PhaseMid]) || slices.ContainsFunc(l.MidWriteNS, func(w int64) bool { return w != int64(time.Second) }) {
+				t.Errorf("mid write stamps %v for %d mid events", l.MidWriteNS, len(l.By[PhaseMid]))
 			}
 		})
 	}
@@ -104,10 +109,10 @@ func TestLagsAddAccumulates(t *testing.T) {
 	start := int64(1_700_000_000_000_000_000)
 	l.Add(start, []Event{{At: 50 * time.Millisecond, ServerNS: start + int64(49*time.Millisecond), Text: true}})
 	l.Add(start+5, []Event{{At: 10, ServerNS: start + 12, Text: true}})
-	if want := []time.Duration{time.Millisecond, 3}; !slices.Equal(l[PhaseAll], want) {
-		t.Errorf("all = %v, want %v", l[PhaseAll], want)
+	if want := []time.Duration{time.Millisecond, 3}; !slices.Equal(l.By[PhaseAll], want) {
+		t.Errorf("all = %v, want %v", l.By[PhaseAll], want)
 	}
-	if len(l[PhaseTTFT]) != 2 || len(l[PhaseFinal]) != 2 || len(l[PhaseMid]) != 0 {
+	if len(l.By[PhaseTTFT]) != 2 || len(l.By[PhaseFinal]) != 2 || len(l.By[PhaseMid]) != 0 {
 		t.Errorf("phases = %v", l)
 	}
 }

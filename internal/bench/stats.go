@@ -2,9 +2,11 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/calibrate"
 	"github.com/llmstream/xk6-llmstream/stats"
 )
 
@@ -64,4 +66,55 @@ func (s Summary) Tail() string {
 		p999 = ms(s.P999)
 	}
 	return fmt.Sprintf("%s / %s / %s / %s (%d)", ms(s.P50), ms(s.P99), p999, ms(s.Max), s.N)
+}
+
+// MidLag is the mid-stream lag's summary with the 95% interval of its p99
+// (calibrate.LagP99Interval, the rule calibrate reports it with), in ms;
+// ends are ±Inf when too few stretches of time bound it.
+type MidLag struct {
+	Summary
+	P99Lo, P99Hi float64
+}
+
+// SummarizeMid summarizes l's mid-stream lags with their p99's interval.
+func SummarizeMid(l *Lags) MidLag {
+	m := MidLag{Summary: Summarize(l.By[PhaseMid]), P99Lo: math.Inf(-1), P99Hi: math.Inf(1)}
+	if m.N == 0 {
+		return m
+	}
+	v := make([]float64, len(l.By[PhaseMid]))
+	for i, d := range l.By[PhaseMid] {
+		v[i] = float64(d) / 1e6
+	}
+	m.P99Lo, m.P99Hi = calibrate.LagP99Interval(v, l.MidWriteNS)
+	return m
+}
+
+// Bounded reports whether both ends of the p99's interval are finite.
+func (m MidLag) Bounded() bool { return !math.IsInf(m.P99Lo, 0) && !math.IsInf(m.P99Hi, 0) }
+
+// CI formats the p99's interval as "[lo, hi]" in ms (−∞ and ∞ for open ends).
+func (m MidLag) CI() string {
+	end := func(v float64) string {
+		switch {
+		case math.IsInf(v, -1):
+			return "−∞"
+		case math.IsInf(v, 1):
+			return "∞"
+		}
+		return fmt.Sprintf("%.3f", v)
+	}
+	return "[" + end(m.P99Lo) + ", " + end(m.P99Hi) + "]"
+}
+
+// Tail is Summary.Tail with the p99's interval after the p99.
+func (m MidLag) Tail() string {
+	if m.N == 0 {
+		return m.Summary.Tail()
+	}
+	p999 := "-"
+	if m.HasP999() {
+		p999 = ms(m.P999)
+	}
+	return fmt.Sprintf("%s / %s %s / %s / %s (%d)", ms(m.P50), ms(m.P99), m.CI(), p999, ms(m.Max), m.N)
 }

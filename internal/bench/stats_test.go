@@ -1,6 +1,11 @@
 package bench
 
 import (
+	"math"
+	"strings"
+
+	"github.com/llmstream/xk6-llmstream/calibrate"
+
 	"testing"
 	"time"
 )
@@ -60,3 +65,36 @@ func TestSummarizeP999(t *testing.T) {
 
 // near allows the 1 ns that interpolating at a float rank may lose.
 func near(got, want time.Duration) bool { return got-want <= 1 && want-got <= 1 }
+
+// SummarizeMid gives the mid-stream p99 calibrate's interval: bounded once
+// the events span enough stretches of write time, and the same figures
+// calibrate.LagP99Interval gives for the same events.
+func TestSummarizeMidInterval(t *testing.T) {
+	t.Parallel()
+	var l Lags
+	start := int64(1_700_000_000_000_000_000)
+	var lagMS []float64
+	var writes []int64
+	for r := range 60 { // 60 streams, 100 ms apart, 10 text events 20 ms apart
+		s := start + int64(r)*int64(100*time.Millisecond)
+		var events []Event
+		for i := range 10 {
+			at := 50*time.Millisecond + time.Duration(i)*20*time.Millisecond
+			lag := time.Duration((r*7+i*13)%50) * 10 * time.Microsecond
+			events = append(events, Event{At: at + lag, ServerNS: s + int64(at), Text: true})
+			if i > 0 {
+				lagMS = append(lagMS, float64(lag)/1e6)
+				writes = append(writes, s+int64(at))
+			}
+		}
+		l.Add(s, events)
+	}
+	m := SummarizeMid(&l)
+	lo, hi := calibrate.LagP99Interval(lagMS, writes)
+	if m.N != 60*9 || m.P99Lo != lo || m.P99Hi != hi || math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo > float64(m.P99)/1e6 || hi < lo {
+		t.Errorf("mid %+v, calibrate's interval [%v, %v]", m, lo, hi)
+	}
+	if !strings.Contains(m.Tail(), m.CI()) || strings.Contains(m.CI(), "∞") {
+		t.Errorf("tail %q, interval %q", m.Tail(), m.CI())
+	}
+}
