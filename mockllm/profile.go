@@ -317,3 +317,43 @@ func (t *TokensPerEvent) decodeProfile(r json.RawMessage) error {
 	}
 	return decodeObject(r, reflect.ValueOf(t).Elem())
 }
+
+// Profile is c as a JSON profile that ParseProfile reads back to c over any
+// base: every setting written (durations as strings), so that another process
+// (calibrate's child mock) serves exactly c. Log is not a setting.
+func (c Config) Profile() ([]byte, error) {
+	return json.Marshal(profileValue(reflect.ValueOf(c)))
+}
+
+// profileValue is v in the profile's form: a zero value as null (which
+// resets the setting), a struct as an object of its json names, a duration
+// as a string, the rest as encoding/json writes it.
+func profileValue(v reflect.Value) any {
+	if v.IsZero() {
+		return nil
+	}
+	if v.Type() == reflect.TypeFor[time.Duration]() {
+		return time.Duration(v.Int()).String()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		out := make(map[string]any, v.NumField())
+		for i := range v.NumField() {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				out[name] = profileValue(v.Field(i))
+			}
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return nil
+		}
+		out := make(map[string]any, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			out[it.Key().String()] = profileValue(it.Value())
+		}
+		return out
+	}
+	return v.Interface()
+}

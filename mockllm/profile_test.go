@@ -233,3 +233,31 @@ func TestProfileNullResets(t *testing.T) {
 		t.Errorf("config: %+v", cfg)
 	}
 }
+
+// A Config written by Profile is read back by ParseProfile as it was, over a
+// base that differs from it everywhere the test's configs set something.
+func TestProfileRoundTrip(t *testing.T) {
+	realistic, err := LoadProfile(filepath.Join("..", "scripts", "mock-profiles", "realistic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := Config{Default: ModelConfig{Prefill: Prefill{Base: 50 * time.Millisecond}, ITL: ITL{Base: 20 * time.Millisecond}, OutputTokens: FixedCount(64)}}
+	withModels := DefaultConfig()
+	withModels.Models = map[string]ModelConfig{"a": fixed.Default, "b": DefaultConfig().Default}
+	withModels.Burst = Burst{Start: time.Second, Delay: 300 * time.Millisecond}
+	for name, c := range map[string]Config{"default": DefaultConfig(), "realistic": realistic, "fixed": fixed, "models": withModels} {
+		data, err := c.Profile()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for baseName, base := range map[string]Config{"default": DefaultConfig(), "fixed": fixed} {
+			got, err := ParseProfile(data, base)
+			if err != nil {
+				t.Fatalf("%s over %s: %v\n%s", name, baseName, err, data)
+			}
+			if !reflect.DeepEqual(got, c) {
+				t.Errorf("%s over %s: read back\n%+v\nwant\n%+v", name, baseName, got, c)
+			}
+		}
+	}
+}
