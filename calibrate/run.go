@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -37,6 +35,12 @@ type Config struct {
 	// removed after the run).
 	Dir    string
 	Limits Limits
+	// MockCmd, when not nil, makes the command that serves the mock in a
+	// process of its own, given the mock's flags (xk6-llmstream mock ARGS):
+	// then the mock shares nothing with the helper but the machine, as a
+	// real server would share nothing. nil serves it in this process, whose
+	// Go runtime (scheduler, garbage collector) the helper then shares.
+	MockCmd func(args ...string) *exec.Cmd
 }
 
 // Result is a calibration's report and k6's exit code.
@@ -74,26 +78,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	logPath := filepath.Join(dir, "mock-log.jsonl")
 	recPath := filepath.Join(dir, "calibrate.records.jsonl")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close()
-	bw := bufio.NewWriterSize(logFile, 1<<20)
 	mcfg := MockConfig(cfg.TTFT, cfg.ITL, cfg.OutputTokens)
-	mcfg.Log = bw
-	mock, err := mockllm.New(mcfg)
+	start := startMockHere
+	if cfg.MockCmd != nil {
+		start = childMock(cfg.MockCmd, filepath.Join(dir, "mock-profile.json"))
+	}
+	mockURL, stopMock, err := start(mcfg, logPath)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		mock.Close()
-		return nil, fmt.Errorf("calibrate: mock: listen on 127.0.0.1: %w", err)
-	}
-	srv := &http.Server{Handler: mock, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	mockURL := "http://" + ln.Addr().String()
 
 	env := cfg.Env
 	if env == nil {
@@ -107,15 +100,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Signals: cfg.Signals, Records: recPath, K6Nice: cfg.K6Nice,
 	})
 	after, cpuErr2 := readCPU()
-	closeErr := mock.Close() // flushes the request log
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_ = srv.Shutdown(sctx)
-	cancel()
+	stopErr := stopMock() // flushes the request log
 	if runErr != nil {
 		return nil, runErr
 	}
-	if err := errors.Join(closeErr, bw.Flush()); err != nil {
-		return nil, fmt.Errorf("calibrate: the mock's log: %w", err)
+	if stopErr != nil {
+		return nil, fmt.Errorf("calibrate: the mock's log: %w", stopErr)
 	}
 
 	recs, err := readRecords(recPath)
