@@ -268,6 +268,7 @@ type result struct {
 	wall      time.Duration
 	cpu       time.Duration
 	steadyCPU time.Duration // k6 paths: cpu less k6's start-up and warm-up (0: cpu)
+	k6Steady  time.Duration // k6 paths: k6's own share of steadyCPU
 	cpuDetail string
 }
 
@@ -438,7 +439,7 @@ func BenchmarkDeliveryLag(b *testing.B) {
 	}
 	defer hs.Shutdown(context.Background())
 	var k6s []*k6Path
-	for _, mode := range []string{k6All, k6Records} {
+	for _, mode := range []string{k6All, k6Records, k6Floor} {
 		for _, nice := range s.k6Nices {
 			if k := newK6Path(b, mock.url, mode, nice, len(s.k6Nices) > 1); k != nil {
 				k6s = append(k6s, k)
@@ -619,6 +620,21 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 			fmt.Fprintf(w, "%d streams: %s/bare lag p99 ratio: all %.2f (%s vs %s ms), mid-stream %.2f (%s vs %s ms); all p50 ratio %.2f; CPU per token ratio %.2f, steady %.2f\n",
 				n, p, ratio(ra.P99, ba.P99), ms(ra.P99), ms(ba.P99), ratio(rm.P99, bm.P99), ms(rm.P99), ms(bm.P99), ratio(ra.P50, ba.P50),
 				fratio(perToken(r.cpu, r), perToken(bare.cpu, bare)), fratio(perToken(r.steady(), r), perToken(bare.steady(), bare)))
+		}
+	}
+	fmt.Fprintln(w, "\nSteady CPU per measured request (the client side: this process, plus k6 on the k6 paths), k6's own share of it, and the requests one CPU-second sustains at that cost:")
+	for _, n := range levels {
+		for _, p := range paths {
+			r := byKey[key{n, p}]
+			if r == nil || r.requests == 0 {
+				continue
+			}
+			perReq := float64(r.steady().Microseconds()) / float64(r.requests)
+			k6 := ""
+			if r.k6Steady > 0 {
+				k6 = fmt.Sprintf(", of which k6 %.0f µs", float64(r.k6Steady.Microseconds())/float64(r.requests))
+			}
+			fmt.Fprintf(w, "%d streams: %s: %.0f µs per request%s; %.0f requests per CPU-second\n", n, p, perReq, k6, 1e6/perReq)
 		}
 	}
 	if noK6 {

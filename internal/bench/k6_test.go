@@ -50,8 +50,10 @@ func (r *recorder) take() []*stream.Record {
 }
 
 // k6Path is path (c): real k6 running llmstream.js against a helper, in one
-// of two modes: k6All (itl: 'all' and --out json, what analyze reads from k6
-// alone) or k6Records (itl: 'records', the helper writing --records).
+// of three modes: k6All (itl: 'all' and --out json, what analyze reads from k6
+// alone), k6Records (itl: 'records', the helper writing --records) or k6Floor
+// (k6 posts one request made once by the module and reads nothing of the
+// answer: what k6 itself costs per request, the floor under any module).
 type k6Path struct {
 	bin, module, mockURL, dir string
 	mode, name                string // name: as the tables show it
@@ -65,6 +67,7 @@ type k6Path struct {
 const (
 	k6All     = "k6-all+json"
 	k6Records = "k6-records"
+	k6Floor   = "k6-floor"
 )
 
 // newK6Path returns nil (path c skipped) unless K6_BIN is set and the module
@@ -121,6 +124,7 @@ func (k *k6Path) close() {
 // on. An iteration runs PER_VU streams at once (asyncChat), one stream per
 // VU being the plain chat() of a closed-loop test.
 const k6Script = `import { sleep } from 'k6';
+import http from 'k6/http';
 import exec from 'k6/execution';
 import { Client } from '%s';
 
@@ -131,17 +135,35 @@ export const options = {
   scenarios: { bench: { executor: 'per-vu-iterations', vus: %d, iterations: %d, maxDuration: '30m' } },
 };
 
-const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: perVU, itl: '%s' });
+const floor = %t;
+const llm = new Client({ baseURL: __ENV.LLM_BASE_URL, model: '%s', api: 'openai-chat', warmup: floor ? 0 : perVU, itl: '%s' });
 const params = { messages: [{ role: 'user', content: 'Explain TTFT in one sentence.' }], max_tokens: %d };
 
 function failed(r) {
   if (!r.ok && !r.warmup) console.error('request failed: ' + JSON.stringify(r.error));
 }
 
+// The floor: one request made by the module once per VU, posted as it is;
+// nothing of the answer is read but its status.
+let floorReq = null;
+function floorStatus(res) {
+  if (res.status !== 200) console.error('request failed: helper answered ' + res.status);
+}
+
 export default async function () {
   if (exec.vu.iterationInScenario === 0) {
     const off = offsets[(exec.vu.idInTest - 1) %% offsets.length];
     if (off > 0) sleep(off);
+  }
+  if (floor) {
+    if (floorReq === null) floorReq = llm._prepare(params);
+    if (perVU === 1) {
+      floorStatus(http.post(llm.helperURL, floorReq.payload, floorReq.httpParams));
+      return;
+    }
+    const rs = await Promise.all(Array.from({ length: perVU }, () => http.asyncRequest('POST', llm.helperURL, floorReq.payload, floorReq.httpParams)));
+    rs.forEach(floorStatus);
+    return;
   }
   if (perVU === 1) {
     failed(llm.chat(params));
@@ -173,10 +195,10 @@ func (k *k6Path) script(b *testing.B, l k6Load, iterations int, name string) str
 		b.Fatal(err)
 	}
 	itl := "all"
-	if k.mode == k6Records {
+	if k.mode != k6All {
 		itl = "records"
 	}
-	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, l.perVU, l.vus, iterations, l.s.model, itl, l.s.tokens)
+	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, l.perVU, l.vus, iterations, k.mode == k6Floor, l.s.model, itl, l.s.tokens)
 	path := filepath.Join(k.dir, name+".js")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
@@ -240,6 +262,7 @@ func (k *k6Path) run(b *testing.B, l k6Load) *result {
 		r.addError("start-up run: " + err.Error())
 	}
 	r.steadyCPU = r.cpu - bself - bk6
+	r.k6Steady = k6CPU - bk6
 	return r
 }
 
