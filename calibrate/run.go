@@ -25,7 +25,7 @@ type Config struct {
 	TTFT, ITL    time.Duration
 	OutputTokens int
 	// Env is k6's environment (nil: the process's); LLM_BASE_URL is set to
-	// the mock whatever it says.
+	// the mock whatever it says (runner.Config.Mock).
 	Env            []string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer // k6's and the runner's output
@@ -35,11 +35,9 @@ type Config struct {
 	// removed after the run).
 	Dir    string
 	Limits Limits
-	// MockCmd, when not nil, makes the command that serves the mock in a
-	// process of its own, given the mock's flags (xk6-llmstream mock ARGS):
-	// then the mock shares nothing with the helper but the machine, as a
-	// real server would share nothing. nil serves it in this process, whose
-	// Go runtime (scheduler, garbage collector) the helper then shares.
+	// MockCmd serves the mock in a process of its own (runner.Config's);
+	// nil serves it in this process, whose Go runtime the helper then
+	// shares: the mock's cost enters the figures.
 	MockCmd func(args ...string) *exec.Cmd
 }
 
@@ -78,34 +76,26 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	logPath := filepath.Join(dir, "mock-log.jsonl")
 	recPath := filepath.Join(dir, "calibrate.records.jsonl")
-	mcfg := MockConfig(cfg.TTFT, cfg.ITL, cfg.OutputTokens)
-	start := startMockHere
-	if cfg.MockCmd != nil {
-		start = childMock(cfg.MockCmd, filepath.Join(dir, "mock-profile.json"))
-	}
-	mockURL, stopMock, err := start(mcfg, logPath)
+	// The mock shaped like the target, as a profile the runner's mock reads
+	// (in this process, or in a process of its own with MockCmd).
+	profilePath := filepath.Join(dir, "mock-profile.json")
+	profile, err := MockConfig(cfg.TTFT, cfg.ITL, cfg.OutputTokens).Profile()
 	if err != nil {
 		return nil, err
 	}
-
-	env := cfg.Env
-	if env == nil {
-		env = os.Environ()
+	if err := os.WriteFile(profilePath, profile, 0o600); err != nil {
+		return nil, err
 	}
-	env = append(append([]string(nil), env...), runner.BaseURLEnv+"="+mockURL)
 
 	before, cpuErr := readCPU()
 	code, runErr := runner.Run(ctx, runner.Config{
-		Args: cfg.Args, Env: env, Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
+		Args: cfg.Args, Env: cfg.Env, Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
 		Signals: cfg.Signals, Records: recPath, K6Nice: cfg.K6Nice,
+		Mock: true, MockProfile: profilePath, MockLog: logPath, MockCmd: cfg.MockCmd,
 	})
 	after, cpuErr2 := readCPU()
-	stopErr := stopMock() // flushes the request log
 	if runErr != nil {
 		return nil, runErr
-	}
-	if stopErr != nil {
-		return nil, fmt.Errorf("calibrate: the mock's log: %w", stopErr)
 	}
 
 	recs, err := readRecords(recPath)

@@ -45,6 +45,16 @@ type Config struct {
 	Mock bool
 	// MockProfile is a mock profile file (see docs/mock.md); it implies Mock.
 	MockProfile string
+	// MockLog is a file the mock writes its request log to (its ground
+	// truth, docs/mock.md); empty writes none.
+	MockLog string
+	// MockCmd, when not nil, makes the command that serves the mock in a
+	// process of its own, given the mock's flags (`xk6-llmstream mock ARGS`):
+	// the mock then shares nothing with the helper but the machine, as a real
+	// server shares nothing. nil serves it in this process, where its pacing
+	// and garbage collection share the helper's Go runtime and enter the
+	// helper's timestamps.
+	MockCmd func(args ...string) *exec.Cmd
 	// Allow lists upstream hosts the helper may stream from besides loopback
 	// and the host of LLM_BASE_URL (helper.ParseAllowList entries).
 	Allow []string
@@ -118,7 +128,7 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 
 	var mock *mockServer
 	if useMock {
-		if mock, err = startMock(cfg.MockProfile); err != nil {
+		if mock, err = startMock(cfg.MockProfile, cfg.MockLog, cfg.MockCmd); err != nil {
 			return 0, err
 		}
 		defer func() {
@@ -133,6 +143,9 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 		profile := "default profile"
 		if cfg.MockProfile != "" {
 			profile = "profile " + cfg.MockProfile
+		}
+		if cfg.MockCmd != nil {
+			profile += ", a process of its own"
 		}
 		say("mock LLM at %s (%s; %s), given to k6 as %s", mock.url, why, profile, BaseURLEnv)
 	}

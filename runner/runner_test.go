@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("FAKE_K6") == "1" {
 		os.Exit(fakeK6())
 	}
+	if mode := os.Getenv(fakeMockEnv); mode != "" {
+		os.Exit(fakeMock(mode))
+	}
 	os.Exit(m.Run())
 }
 

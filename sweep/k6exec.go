@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -32,9 +33,11 @@ type K6 struct {
 	K6Args   []string
 	Duration string   // LLM_DURATION; "" leaves the script's own
 	Env      []string // nil: os.Environ()
-	// Mock, MockProfile, Allow and Verbose are the runner's (see runner.Config).
+	// Mock, MockProfile, MockCmd, Allow and Verbose are the runner's (see
+	// runner.Config).
 	Mock        bool
 	MockProfile string
+	MockCmd     func(args ...string) *exec.Cmd
 	Allow       []string
 	Verbose     bool
 	// HelperOptions are added to the helper's (runner.Config.HelperOptions):
@@ -59,7 +62,7 @@ func (k K6) Run(ctx context.Context, lv Run) (int, error) {
 	}
 	args := append([]string{"--out", "json=" + lv.Out, "--tag", "level=" + FormatLevel(lv.Offered), k.Script}, k.K6Args...)
 	code, err := runner.Run(ctx, runner.Config{
-		Args: args, Mock: k.Mock, MockProfile: k.MockProfile, Allow: k.Allow, Env: env,
+		Args: args, Mock: k.Mock, MockProfile: k.MockProfile, MockCmd: k.MockCmd, Allow: k.Allow, Env: env,
 		Stdout: log, Stderr: log, Signals: lv.Signals, Verbose: k.Verbose, OnMock: lv.OnMock, HelperOptions: k.HelperOptions,
 	})
 	if cerr := log.Close(); err == nil && cerr != nil {

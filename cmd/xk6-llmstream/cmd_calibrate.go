@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -82,19 +81,14 @@ func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return err
 		}
 	}
-	self, err := os.Executable()
+	mockCmd, err := mockCommand(env)
 	if err != nil {
-		return fmt.Errorf("calibrate: finding this program to serve the mock: %w", err)
+		return err
 	}
 	res, err := calibrate.Run(ctx, calibrate.Config{
 		Args: rest, TTFT: *ttft, ITL: *itl, OutputTokens: *tokens,
 		Env: env, Stdin: stdin, Stdout: stderr, Stderr: stderr, Signals: signals, K6Nice: *k6Nice, Dir: *keep,
-		// The mock in a process of its own: `xk6-llmstream mock`.
-		MockCmd: func(args ...string) *exec.Cmd {
-			c := exec.Command(self, append([]string{"mock"}, args...)...)
-			c.Env = env // nil: this process's
-			return c
-		},
+		MockCmd: mockCmd,
 	})
 	if err != nil {
 		return err

@@ -51,7 +51,6 @@ type calibrateJSON struct {
 func runCalibrateJSON(t *testing.T, bin, script string) (int, calibrateJSON, string) {
 	t.Helper()
 	t.Setenv(runner.K6BinEnv, bin)
-	t.Setenv(asMainEnv, "1") // calibrate's child mock is this test binary as the program
 	var stdout, stderr bytes.Buffer
 	code := realMain([]string{"calibrate", "--format", "json", "--ttft", "50ms", "--itl", "10ms", "--output-tokens", "40", script, "--quiet", "--no-color"}, nil, &stdout, &stderr)
 	var r calibrateJSON

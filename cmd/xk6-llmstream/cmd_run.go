@@ -257,10 +257,15 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err := checkScript(k6Args); err != nil {
 		return err
 	}
+	mockCmd, err := mockCommand(env)
+	if err != nil {
+		return err
+	}
 	code, err := runner.Run(ctx, runner.Config{
 		Args:             k6Args,
 		Mock:             f.mock,
 		MockProfile:      f.mockProfile,
+		MockCmd:          mockCmd,
 		Allow:            f.allow,
 		Env:              env,
 		Stdin:            stdin,

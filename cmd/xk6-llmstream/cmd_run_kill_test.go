@@ -20,7 +20,8 @@ import (
 
 // Nothing outlives the runner (issue 11, item 3): SIGKILL of `xk6-llmstream
 // run` stops k6 (real k6 with K6_BIN, else a stand-in process that would run
-// forever), and the helper and mock, which live in the runner's process.
+// forever) and the mock (a process of its own), and the helper, which lives
+// in the runner's process.
 func TestKilledRunLeavesNothingBehind(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -80,8 +81,8 @@ export default function () {
 	}
 	t.Logf("runner output:\n%s", log.String())
 	kids := children(t, cmd.Process.Pid)
-	if len(kids) != 1 {
-		t.Fatalf("the runner has children %v, want one k6", kids)
+	if len(kids) != 2 {
+		t.Fatalf("the runner has children %v, want two: k6 and the mock", kids)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -94,12 +95,14 @@ export default function () {
 
 	// Failsafe bound, not a timing assertion: the defect is a k6 that never stops.
 	deadline := time.Now().Add(60 * time.Second)
-	for alive(kids[0]) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(kids[0], syscall.SIGKILL)
-			t.Fatalf("k6 (pid %d) still runs after the runner was killed", kids[0])
+	for _, kid := range kids {
+		for alive(kid) {
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(kid, syscall.SIGKILL)
+				t.Fatalf("child %d of %v (k6 or the mock) still runs after the runner was killed", kid, kids)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	if resp, err := http.Get(hURL + "/healthz"); err == nil {
 		resp.Body.Close()

@@ -217,11 +217,15 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 	if f.duration > 0 {
 		dur = f.duration.String()
 	}
+	mockCmd, err := mockCommand(env)
+	if err != nil {
+		return err
+	}
 	res, runErr := sweep.Execute(ctx, sweep.Config{
 		Spec: spec, Plan: plan, OutDir: f.outDir, Script: f.script, LevelDuration: f.duration,
 		Progress: stderr, Signals: signals, Scrape: scrape,
 		Exec: sweep.K6{Mode: spec.Mode, Script: f.script, K6Args: f.k6Args, Duration: dur, Env: env,
-			Mock: f.mock, MockProfile: f.mockProfile, Allow: f.allow, Verbose: f.verbose, HelperOptions: helperOpts},
+			Mock: f.mock, MockProfile: f.mockProfile, MockCmd: mockCmd, Allow: f.allow, Verbose: f.verbose, HelperOptions: helperOpts},
 	})
 	if res == nil {
 		return runErr

@@ -28,5 +28,6 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(realMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	mockChildEnv = []string{asMainEnv + "=1"} // the mock's process: this binary as the program
 	os.Exit(m.Run())
 }
