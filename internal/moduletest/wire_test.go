@@ -3,6 +3,7 @@ package moduletest
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
@@ -62,5 +63,47 @@ export default function () {
 		if !reflect.DeepEqual(m, want) {
 			t.Errorf("request %d: wire\n%v\nwant\n%v", i+1, m, want)
 		}
+	}
+}
+
+// TestModuleRefusesOtherAnswerVersions: an answer of another version (2,
+// with its array of samples; 4) is a failed request of the module's own
+// kind naming both versions, with the samples of an unanswered request, not
+// the answer's.
+func TestModuleRefusesOtherAnswerVersions(t *testing.T) {
+	t.Parallel()
+	v2 := `{"version":2,"ok":true,"status":200,"id":"x","tags":{"model":"m","api":"openai-chat","status":"200","error":"","token_source":"usage"},` +
+		`"samples":[{"metric":"llm_ttft","values":[20]}]}`
+	v4 := `{"version":4,"ok":true,"status":200,"id":"x","samples":{"llm_ttft":20}}`
+	h := newFakeHelper(t, map[string]answer{"v2": {status: 200, body: v2}, "v4": {status: 200, body: v4}})
+	res := run(t, script(t, `
+const c = new Client({ baseURL: 'http://127.0.0.1:9' });
+export default function () {
+  for (const p of ['v2', 'v4']) console.log('RESULT ' + JSON.stringify(c.chat(p)));
+}
+`), env(h), k6sim.Config{}, false)
+	rs := results(t, res)
+	if len(rs) != 2 {
+		t.Fatalf("%d results, want 2", len(rs))
+	}
+	for i, v := range []string{"2", "4"} {
+		r := rs[i]
+		if r.OK || r.ErrorKind != "helper" || r.Error == nil || !strings.Contains(r.Error.Message, "version "+v) || !strings.Contains(r.Error.Message, "version 3") || r.TTFT != nil {
+			t.Errorf("answer version %s: ok %v, kind %q, error %+v, ttft %v; want a helper failure naming versions %s and 3", v, r.OK, r.ErrorKind, r.Error, r.TTFT, v)
+		}
+	}
+	failed := 0
+	for _, s := range res.Samples {
+		switch s.Metric {
+		case "llm_ttft":
+			t.Errorf("an answer of another version added llm_ttft %v", s.Value)
+		case "llm_requests_failed":
+			if s.Value == 1 {
+				failed++
+			}
+		}
+	}
+	if failed != 2 {
+		t.Errorf("%d failed requests, want 2", failed)
 	}
 }
