@@ -29,7 +29,7 @@ const CLIENT_OPTIONS = [
   'prices', 'tokenAudit',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline', 'scheduledAt'];
-const NO_OPTIONS = Object.freeze({});
+const NO_OPTIONS = Object.freeze({}); // chat() without call options
 
 function checkCallOptions(co) {
   if (typeof co !== 'object' || Array.isArray(co)) {
@@ -41,7 +41,6 @@ function checkCallOptions(co) {
     }
   }
 }
-
 
 /**
  * Client sends streaming chat requests through the helper and records their
