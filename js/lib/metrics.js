@@ -52,7 +52,10 @@ export function declareMetric(name, metric) {
 // sampleTags ({metric: [tags per value]}, null when none) on top; a metric
 // this module does not declare is skipped.
 export function addSamples(samples, tags, sampleTags) {
-  for (const k in samples) {
+  // Object.keys and an index loop: for-in costs k6 (sobek) about twice as much.
+  const keys = Object.keys(samples);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     const m = metricByName[k];
     if (m === undefined) continue;
     const v = samples[k];
