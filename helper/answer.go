@@ -1,7 +1,11 @@
 package helper
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/redact"
@@ -13,9 +17,13 @@ import (
 
 // AnswerVersion is the Version of the answers this helper writes. It changes
 // when a field changes meaning or goes away; new fields do not change it.
-// Version 2 carries the request's k6 samples ready to add (metrics.FromRecord)
-// instead of the timings the module derived them from.
-const AnswerVersion = 2
+// Version 2 carried the request's k6 samples ready to add (metrics.FromRecord)
+// instead of the timings the module derived them from. Version 3 is compact,
+// for k6's CPU (docs/helper-api.md): samples are an object {metric: value or
+// values}, their series tags are in sample_tags, the top-level model, api and
+// token_source (the tags' duplicates) are gone, and nulls, zeros and false
+// are omitted.
+const AnswerVersion = 3
 
 // Redacted replaces a secret in any string the helper returns or logs: the
 // project's one redaction marker (the engine's messages use it too).
@@ -24,12 +32,12 @@ const Redacted = redact.Marker
 // Answer is the body of the helper's answer to POST /v1/stream: one stream's
 // k6 samples, ready to add with the tags the answer gives, and what a script
 // reads of the request (docs/helper-api.md). It is written with
-// encoding/json from this type only.
+// encoding/json from this type only (AnswerSamples writes its own object).
 type Answer struct {
 	Version int          `json:"version"`
 	OK      bool         `json:"ok"`
-	Status  int          `json:"status"` // the upstream's HTTP status, 0 when none arrived
-	Error   *AnswerError `json:"error"`
+	Status  int          `json:"status,omitempty"` // the upstream's HTTP status, absent when none arrived
+	Error   *AnswerError `json:"error,omitempty"`
 	// ID is the request id the module gave (its llm_request_id).
 	ID string `json:"id"`
 	// Tags are the module's own tags of the samples (metrics.ModuleTags);
@@ -37,30 +45,38 @@ type Answer struct {
 	Tags AnswerTags `json:"tags"`
 	// Samples are the request's k6 samples (metrics.FromRecord), in the
 	// order to add them; times in milliseconds rounded to the microsecond.
-	Samples []metrics.Series `json:"samples"`
+	// Their series tags are written apart, in SampleTags; UnmarshalJSON puts
+	// them back.
+	Samples AnswerSamples `json:"samples"`
+	// SampleTags are the tags of the samples that have their own (the
+	// reason of llm_output_invalid and of llm_tool_call_parse_failures): by
+	// metric, one tag set per value of Samples' entry; nil when none has.
+	SampleTags map[string][]map[string]string `json:"sample_tags,omitempty"`
 
-	Model        string   `json:"model"`
-	API          string   `json:"api"`
-	TokenSource  string   `json:"token_source"`
-	FinishReason *string  `json:"finish_reason"`
-	StartUnixNS  *int64   `json:"start_unix_ns"`
-	HeadersMS    *float64 `json:"headers_ms"`
-	FirstEventMS *float64 `json:"first_event_ms"`
+	// Model, API and TokenSource are not written (Tags has them); Answer's
+	// UnmarshalJSON sets them from Tags for Go readers.
+	Model        string   `json:"-"`
+	API          string   `json:"-"`
+	TokenSource  string   `json:"-"`
+	FinishReason *string  `json:"finish_reason,omitempty"`
+	StartUnixNS  *int64   `json:"start_unix_ns,omitempty"`
+	HeadersMS    *float64 `json:"headers_ms,omitempty"`
+	FirstEventMS *float64 `json:"first_event_ms,omitempty"`
 
-	OutputTokens             int   `json:"output_tokens"`
-	InputTokens              int   `json:"input_tokens"`
-	ReasoningTokens          int   `json:"reasoning_tokens"`
-	CachedInputTokens        int   `json:"cached_input_tokens"`
-	CacheCreationInputTokens int   `json:"cache_creation_input_tokens"`
-	Events                   int   `json:"events"`
-	TextEvents               int   `json:"text_events"`
-	Bytes                    int64 `json:"bytes"`
-	ToolCalls                int   `json:"tool_calls"`
-	HasReasoning             bool  `json:"has_reasoning"`
-	ConnReused               bool  `json:"conn_reused"`
+	OutputTokens             int   `json:"output_tokens,omitempty"`
+	InputTokens              int   `json:"input_tokens,omitempty"`
+	ReasoningTokens          int   `json:"reasoning_tokens,omitempty"`
+	CachedInputTokens        int   `json:"cached_input_tokens,omitempty"`
+	CacheCreationInputTokens int   `json:"cache_creation_input_tokens,omitempty"`
+	Events                   int   `json:"events,omitempty"`
+	TextEvents               int   `json:"text_events,omitempty"`
+	Bytes                    int64 `json:"bytes,omitempty"`
+	ToolCalls                int   `json:"tool_calls,omitempty"`
+	HasReasoning             bool  `json:"has_reasoning,omitempty"`
+	ConnReused               bool  `json:"conn_reused,omitempty"`
 	// Server is the server's own account of its work (ollama, llama.cpp);
-	// null when it gave none.
-	Server *AnswerServer `json:"server"`
+	// absent when it gave none.
+	Server *AnswerServer `json:"server,omitempty"`
 	// Kind, Batch and Results describe an embeddings or rerank call
 	// ("embed" or "rerank"; inputs or documents sent; vectors or ranked
 	// documents answered); absent for a stream.
@@ -93,20 +109,20 @@ type AnswerTool struct {
 	ID         string   `json:"id"`
 	Name       string   `json:"name"`
 	Arguments  string   `json:"arguments"`
-	FirstArgMS *float64 `json:"first_arg_ms"` // request start → first argument piece; null when none came
-	ParseError string   `json:"parse_error"`  // "" when the arguments are a JSON object (or empty)
+	FirstArgMS *float64 `json:"first_arg_ms,omitempty"` // request start → first argument piece; absent when none came
+	ParseError string   `json:"parse_error,omitempty"`  // absent when the arguments are a JSON object (or empty)
 }
 
-// AnswerServer is what the server reported of its own work; a duration is
-// null when it was not reported.
+// AnswerServer is what the server reported of its own work; a duration or
+// count is absent when it was not reported.
 type AnswerServer struct {
-	PrefillMS    *float64 `json:"prefill_ms"`
-	DecodeMS     *float64 `json:"decode_ms"`
-	TotalMS      *float64 `json:"total_ms"`
-	LoadMS       *float64 `json:"load_ms"`
-	TPOTMS       *float64 `json:"tpot_ms"`
-	PromptTokens int      `json:"prompt_tokens"`
-	OutputTokens int      `json:"output_tokens"`
+	PrefillMS    *float64 `json:"prefill_ms,omitempty"`
+	DecodeMS     *float64 `json:"decode_ms,omitempty"`
+	TotalMS      *float64 `json:"total_ms,omitempty"`
+	LoadMS       *float64 `json:"load_ms,omitempty"`
+	TPOTMS       *float64 `json:"tpot_ms,omitempty"`
+	PromptTokens int      `json:"prompt_tokens,omitempty"`
+	OutputTokens int      `json:"output_tokens,omitempty"`
 }
 
 // AnswerError is the failure of a stream in an Answer, and the body of the
@@ -156,9 +172,7 @@ func newAnswer(rec *records.Record, raw *stream.Record, o *answerOptions) *Answe
 		HasReasoning: raw.HasReasoning, ConnReused: rec.Stages != nil && rec.Stages.Reused,
 		Kind: rec.Kind, Batch: rec.Batch, Results: raw.Results,
 	}
-	if a.Samples == nil {
-		a.Samples = []metrics.Series{}
-	}
+	a.SampleTags = a.Samples.Tags()
 	if rec.Error != nil {
 		a.Error = &AnswerError{Kind: rec.Error.Kind, Message: rec.Error.Message}
 	}
@@ -253,4 +267,220 @@ func (a *Answer) Value(metric string) (float64, bool) {
 		return v[0], true
 	}
 	return 0, false
+}
+
+// UnmarshalJSON reads an answer as Go readers (tests) want it: Model, API
+// and TokenSource from Tags, and each value that has tags in SampleTags as a
+// series of its own with them (what metrics.FromRecord makes).
+func (a *Answer) UnmarshalJSON(b []byte) error {
+	type plain Answer // no methods: the default decoding
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	samples, err := p.Samples.withTags(p.SampleTags)
+	if err != nil {
+		return err
+	}
+	*a = Answer(p)
+	a.Samples = samples
+	a.Model, a.API, a.TokenSource = a.Tags.Model, a.Tags.API, a.Tags.TokenSource
+	return nil
+}
+
+// AnswerSamples are an answer's samples, written as one JSON object in their
+// order: {"llm_ttft": 20.512, "llm_itl": [8.1, 7.9], ...}, a metric's value a
+// number when it has one, else an array (one k6 sample each). A JSON object
+// parses faster in k6's JavaScript than an array of {metric, values}
+// objects, and a lone number faster than a one-element array
+// (docs/helper-api.md). The series of one metric are one entry; their tags
+// are not written here (see Tags).
+type AnswerSamples []metrics.Series
+
+// MarshalJSON writes the samples object; a value is written as
+// encoding/json writes a float64 (appendNumber), and a non-finite value is
+// an error naming the metric.
+func (s AnswerSamples) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 32*len(s)+2)
+	b = append(b, '{')
+	for i, x := range s {
+		if s.seenBefore(i) {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = appendKey(b, x.Metric)
+		n := 0 // the metric's values, in all its series
+		for _, y := range s[i:] {
+			if y.Metric == x.Metric {
+				n += len(y.Values)
+			}
+		}
+		if n != 1 {
+			b = append(b, '[')
+		}
+		first := true
+		for _, y := range s[i:] {
+			if y.Metric != x.Metric {
+				continue
+			}
+			for _, v := range y.Values {
+				if !first {
+					b = append(b, ',')
+				}
+				first = false
+				var ok bool
+				if b, ok = appendNumber(b, v); !ok {
+					return nil, fmt.Errorf("sample %s: %v is not a JSON number", x.Metric, v)
+				}
+			}
+		}
+		if n != 1 {
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendKey appends a metric name as a JSON string and a colon.
+func appendKey(b []byte, name string) []byte {
+	for i := range len(name) {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(name) // a string always encodes
+			return append(append(b, q...), ':')
+		}
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, '"', ':')
+}
+
+// appendNumber appends f as encoding/json writes a float64 (the shortest
+// decimal that reads back as f, with an exponent only below 1e-6 or from
+// 1e21 on, as JavaScript writes numbers); false for NaN and ±Inf.
+func appendNumber(b []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' { // e-07 → e-7, as JavaScript writes it
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// seenBefore reports whether a series before s[i] has s[i]'s metric.
+func (s AnswerSamples) seenBefore(i int) bool {
+	for _, y := range s[:i] {
+		if y.Metric == s[i].Metric {
+			return true
+		}
+	}
+	return false
+}
+
+// Tags are the samples' own tags as an answer's sample_tags: for each
+// metric with a tagged series, one tag set per value in the order
+// MarshalJSON writes them ({} for an untagged value); nil when no series has
+// tags.
+func (s AnswerSamples) Tags() map[string][]map[string]string {
+	var out map[string][]map[string]string
+	for _, x := range s {
+		if x.Tags == nil {
+			continue
+		}
+		if _, done := out[x.Metric]; done {
+			continue
+		}
+		if out == nil {
+			out = map[string][]map[string]string{}
+		}
+		var tags []map[string]string
+		for _, y := range s {
+			if y.Metric != x.Metric {
+				continue
+			}
+			t := y.Tags
+			if t == nil {
+				t = map[string]string{}
+			}
+			for range y.Values {
+				tags = append(tags, t)
+			}
+		}
+		out[x.Metric] = tags
+	}
+	return out
+}
+
+// UnmarshalJSON reads the samples object in its order; a value is a number
+// or an array of numbers.
+func (s *AnswerSamples) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("answer samples: want a JSON object of metric: value or [values], got %.40s", b)
+	}
+	out := AnswerSamples{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("answer samples: %w", err)
+		}
+		metric, _ := t.(string) // an object's keys are strings
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("answer samples: %s: %w", metric, err)
+		}
+		var vals []float64
+		if len(raw) > 0 && raw[0] == '[' {
+			err = json.Unmarshal(raw, &vals)
+		} else {
+			vals = make([]float64, 1)
+			err = json.Unmarshal(raw, &vals[0])
+		}
+		if err != nil {
+			return fmt.Errorf("answer samples: %s: want a number or an array of numbers, got %.40s", metric, raw)
+		}
+		out = append(out, metrics.Series{Metric: metric, Values: vals})
+	}
+	*s = out
+	return nil
+}
+
+// withTags splits each metric that has tags into one series per value with
+// its tags (an empty tag set: none), as metrics.FromRecord makes them.
+func (s AnswerSamples) withTags(tags map[string][]map[string]string) (AnswerSamples, error) {
+	if len(tags) == 0 {
+		return s, nil
+	}
+	out := make(AnswerSamples, 0, len(s))
+	for _, x := range s {
+		t, ok := tags[x.Metric]
+		if !ok {
+			out = append(out, x)
+			continue
+		}
+		if len(t) != len(x.Values) {
+			return nil, fmt.Errorf("answer sample_tags: %s has %d tag sets for %d values", x.Metric, len(t), len(x.Values))
+		}
+		for i, v := range x.Values {
+			var tv map[string]string
+			if len(t[i]) > 0 {
+				tv = t[i]
+			}
+			out = append(out, metrics.Series{Metric: x.Metric, Values: []float64{v}, Tags: tv})
+		}
+	}
+	return out, nil
 }

@@ -290,15 +290,21 @@ func TestHealthReportsInjectedLag(t *testing.T) {
 // samplesOf is an answer's samples by metric.
 func samplesOf(t *testing.T, m map[string]any) map[string][]float64 {
 	t.Helper()
-	list, ok := m["samples"].([]any)
+	obj, ok := m["samples"].(map[string]any)
 	if !ok {
-		t.Fatalf("answer without samples: %v", m)
+		t.Fatalf("answer without a samples object: %v", m)
 	}
 	out := map[string][]float64{}
-	for _, x := range list {
-		s := x.(map[string]any)
-		for _, v := range s["values"].([]any) {
-			out[s["metric"].(string)] = append(out[s["metric"].(string)], v.(float64))
+	for metric, x := range obj {
+		switch v := x.(type) {
+		case float64:
+			out[metric] = []float64{v}
+		case []any:
+			for _, e := range v {
+				out[metric] = append(out[metric], e.(float64))
+			}
+		default:
+			t.Fatalf("sample %s is %T, want a number or an array", metric, x)
 		}
 	}
 	return out

@@ -97,7 +97,7 @@ func TestRecordsOfRealStreams(t *testing.T) {
 // (metrics.FromRecord of the line analyze reads), value for value.
 func checkRecordMatchesAnswer(t *testing.T, r *records.Record, a *Answer) {
 	t.Helper()
-	if got := metrics.FromRecord(r, &metrics.Options{}); !reflect.DeepEqual(got, a.Samples) {
+	if got := metrics.FromRecord(r, &metrics.Options{}); !reflect.DeepEqual(got, []metrics.Series(a.Samples)) {
 		t.Errorf("record %s: samples %v, the answer's %v", r.ID, got, a.Samples)
 	}
 	if len(r.TextNS) != len(a.Values(metrics.ITL))+1 {

@@ -232,7 +232,11 @@ export interface Result {
    * null when the answer was not checked.
    */
   outputInvalid: string | null;
-  /** The helper's JSON answer as received (its error answer for helper refusals), or null. */
+  /**
+   * The helper's JSON answer as received (its error answer for helper refusals), or null:
+   * answer version 3 (docs/helper-api.md), where a null, zero or false field is absent and
+   * model, api and token_source are in raw.tags.
+   */
   raw: { [field: string]: unknown } | null;
 }
 
@@ -503,7 +507,7 @@ export interface CallResult {
   results: number;
   warmup: boolean;
   requestId: string;
-  /** The helper's answer as JSON (null when the helper did not answer). */
+  /** The helper's answer as JSON, version 3 (docs/helper-api.md; null when the helper did not answer). */
   raw: { [field: string]: unknown } | null;
 }
 

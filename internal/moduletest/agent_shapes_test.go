@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 )
 
@@ -136,28 +137,33 @@ export default function () {
 }
 
 // TestSeriesTagsReachK6: a series' own tags (the reason of a tool call's
-// parse failure) are added on top of the request's tags.
+// parse failure, one per value in sample_tags) are added on top of the
+// request's tags, each to its own value, in an answer the helper's Go type
+// writes.
 func TestSeriesTagsReachK6(t *testing.T) {
 	t.Parallel()
-	body := `{"version":2,"ok":true,"status":200,"error":null,"id":"x","model":"m","api":"openai-chat",
-"tags":{"model":"m","api":"openai-chat","status":"200","error":"","token_source":"usage"},
-"samples":[{"metric":"llm_tool_calls","values":[2]},{"metric":"llm_tool_call_parse_failures","values":[1],"tags":{"reason":"invalid_json"}}]}`
-	h := newFakeHelper(t, map[string]answer{"P": {status: 200, body: body}})
+	samples := helper.AnswerSamples{{Metric: "llm_tool_calls", Values: []float64{3}},
+		{Metric: "llm_tool_call_parse_failures", Values: []float64{2}, Tags: map[string]string{"reason": "invalid_json"}},
+		{Metric: "llm_tool_call_parse_failures", Values: []float64{1}, Tags: map[string]string{"reason": "not_object"}}}
+	b, err := json.Marshal(helper.Answer{Version: helper.AnswerVersion, OK: true, Status: 200, ID: "x",
+		Tags:    helper.AnswerTags{Model: "m", API: "openai-chat", Status: "200", TokenSource: "usage"},
+		Samples: samples, SampleTags: samples.Tags()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newFakeHelper(t, map[string]answer{"P": {status: 200, body: string(b)}})
 	res := run(t, script(t, `
 const c = new Client({ baseURL: 'http://127.0.0.1:9', tags: { suite: 's' } });
 export default function () { c.chat('P'); }
 `), env(h), k6sim.Config{}, false)
-	var got []map[string]string
+	got := map[float64]map[string]string{}
 	for _, s := range res.Samples {
 		if s.Metric == "llm_tool_call_parse_failures" {
-			got = append(got, s.Tags)
-			if s.Value != 1 {
-				t.Errorf("value %v", s.Value)
-			}
+			got[s.Value] = s.Tags
 		}
 	}
-	if len(got) != 1 || got[0]["reason"] != "invalid_json" || got[0]["suite"] != "s" || got[0]["api"] != "openai-chat" {
-		t.Errorf("parse failure samples' tags %v", got)
+	if len(got) != 2 || got[2]["reason"] != "invalid_json" || got[1]["reason"] != "not_object" || got[2]["suite"] != "s" || got[1]["api"] != "openai-chat" {
+		t.Errorf("parse failure samples' tags by value %v, want 2: invalid_json, 1: not_object, each with the request's", got)
 	}
 	for _, s := range res.Samples {
 		if s.Metric == "llm_tool_calls" && s.Tags["reason"] != "" {

@@ -48,6 +48,8 @@ type wireRequest struct {
 	// ScheduledUnixNS is the intended send time of open-loop load (0: none).
 	ScheduledUnixNS int64 `json:"scheduled_unix_ns"`
 
+	// Raw is the body as received.
+	Raw []byte `json:"-"`
 	// HopAuth is the Authorization header of the hop to the helper.
 	HopAuth string `json:"-"`
 	// HopContentType is the Content-Type of the hop.
@@ -119,6 +121,7 @@ func (f *fakeHelper) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"error":{"kind":"helper_bad_request","message":"body is not JSON"}}`)
 		return
 	}
+	wr.Raw = b
 	wr.HopAuth = r.Header.Get("Authorization")
 	wr.HopContentType = r.Header.Get("Content-Type")
 
@@ -153,15 +156,15 @@ func (f *fakeHelper) serve(w http.ResponseWriter, r *http.Request) {
 
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(a.status)
-	_, _ = io.WriteString(w, answerV2(f.t, a.body, wr))
+	_, _ = io.WriteString(w, answerV3(f.t, a.body, wr))
 }
 
-// answerV2 turns a test's record (the fields of a timed stream, as the helper
+// answerV3 turns a test's record (the fields of a timed stream, as the helper
 // keeps them) into the helper's answer for the request: the samples are
 // metrics.FromRecord's, with the options the module sent, so these tests
 // check that the module adds exactly what the one Go definition makes. A
 // body that is not such a record is sent as it is.
-func answerV2(t testing.TB, body string, wr wireRequest) string {
+func answerV3(t testing.TB, body string, wr wireRequest) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(body), &m) != nil || m["ok"] == nil || m["samples"] != nil {
 		return body
@@ -221,9 +224,13 @@ func answerV2(t testing.TB, body string, wr wireRequest) string {
 			metrics.ITLMode(so.ITL), so.Fraction, so.Stages, so.SLO, so.Prices, so.ExpectOutputTokens
 	}
 	tags := metrics.Tags(rec)
-	m["version"] = 2
+	m["version"] = helper.AnswerVersion
 	m["id"] = wr.ID
-	m["samples"] = metrics.FromRecord(rec, o)
+	samples := helper.AnswerSamples(metrics.FromRecord(rec, o))
+	m["samples"] = samples
+	if st := samples.Tags(); st != nil {
+		m["sample_tags"] = st
+	}
 	m["tags"] = map[string]string{"model": tags[0], "api": tags[1], "status": tags[2], "error": tags[3], "token_source": tags[4]}
 	if rec.Server != nil {
 		m["server"] = map[string]any{"prefill_ms": m["server_prefill_ms"], "decode_ms": m["server_decode_ms"],
@@ -231,7 +238,7 @@ func answerV2(t testing.TB, body string, wr wireRequest) string {
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		t.Errorf("answerV2: %v", err)
+		t.Errorf("answerV3: %v", err)
 	}
 	return string(b)
 }

@@ -103,7 +103,7 @@ export default function () {
 	if !reflect.DeepEqual(r.ITL, []float64{8, 8.5, 7.75, 8.25}) || r.OutputTokens != 5 || r.InputTokens != 12 || r.TokenSource != "usage" || r.FinishReason != "length" {
 		t.Errorf("result itl/tokens = %v %d %d %q %q", r.ITL, r.OutputTokens, r.InputTokens, r.TokenSource, r.FinishReason)
 	}
-	if r.Warmup || r.RequestID != w.ID || r.SLOMet != nil || r.Text != nil || r.Raw["version"] != float64(2) {
+	if r.Warmup || r.RequestID != w.ID || r.SLOMet != nil || r.Text != nil || r.Raw["version"] != float64(3) {
 		t.Errorf("result warmup %v id %q sloMet %v text %v raw %v", r.Warmup, r.RequestID, r.SLOMet, r.Text, r.Raw)
 	}
 

@@ -30,7 +30,7 @@ export function readHelperAnswer(res) {
       raw = null;
     }
     if (!detail) detail = truncate(typeof res.body === 'string' ? res.body : '', 200);
-    return { status: 0, error: { kind: HELPER_ERROR_KIND, message: `helper answered ${status}: ${detail}` }, raw: raw, samples: null, tags: null };
+    return { status: 0, error: { kind: HELPER_ERROR_KIND, message: `helper answered ${status}: ${detail}` }, raw: raw, samples: null, sampleTags: null, tags: null };
   }
   let raw;
   try {
@@ -57,10 +57,14 @@ function parseRecord(body) {
 
 // ANSWER_VERSION is the helper answer's version this module reads
 // (helper.AnswerVersion).
-const ANSWER_VERSION = 2;
+const ANSWER_VERSION = 3;
 
+// fromRecord reads a record (version 3): samples is an object {metric: value
+// or [values]} in the order to add them, sample_tags (absent when empty) the
+// tags of the values that have their own, one set per value.
 function fromRecord(raw) {
-  if (raw.version !== ANSWER_VERSION || !Array.isArray(raw.samples)) {
+  const samples = raw.samples;
+  if (raw.version !== ANSWER_VERSION || samples === null || typeof samples !== 'object' || Array.isArray(samples)) {
     return hopFailure(`the helper answered version ${JSON.stringify(raw.version)}, this module reads version ${ANSWER_VERSION}: use the helper of the same release`);
   }
   let error = null;
@@ -72,15 +76,16 @@ function fromRecord(raw) {
   } else if (!raw.ok) {
     error = { kind: HELPER_ERROR_KIND, message: 'helper record has ok=false but no error' };
   }
-  const st = Number(raw.status);
+  const st = raw.status;
   const tags = raw.tags !== null && typeof raw.tags === 'object' ? raw.tags : null;
-  return { status: isFinite(st) ? st : 0, error: error, raw: raw, samples: raw.samples, tags: tags };
+  const sampleTags = raw.sample_tags !== null && typeof raw.sample_tags === 'object' ? raw.sample_tags : null;
+  return { status: typeof st === 'number' && isFinite(st) ? st : 0, error: error, raw: raw, samples: samples, sampleTags: sampleTags, tags: tags };
 }
 
 // hopFailure is a request the helper did not answer for; its samples are
 // failureSamples.
 export function hopFailure(message) {
-  return { status: 0, error: { kind: HELPER_ERROR_KIND, message: message }, raw: null, samples: null, tags: null };
+  return { status: 0, error: { kind: HELPER_ERROR_KIND, message: message }, raw: null, samples: null, sampleTags: null, tags: null };
 }
 
 // serverTimingsOf is the server's own timings of an answer, null when none.

@@ -127,7 +127,7 @@ Client.prototype._call = function (kind, params, callOptions) {
     : { duration: CALL_METRICS.rerankDuration, tokens: CALL_METRICS.rerankInputTokens, failed: CALL_METRICS.rerankFailed };
   const raw = answer.raw;
   const err = answer.error;
-  const samples = answer.samples !== null ? answer.samples : [{ metric: m.failed, values: [1] }];
+  const samples = answer.samples !== null ? answer.samples : { [m.failed]: 1 };
   const r = {
     ok: err === null,
     status: answer.status,
@@ -135,10 +135,10 @@ Client.prototype._call = function (kind, params, callOptions) {
     errorKind: err === null ? '' : err.kind,
     kind: kind,
     api: api,
-    model: (raw && typeof raw.model === 'string' && raw.model) || (typeof body.model === 'string' ? body.model : ''),
+    model: (answer.tags && answer.tags.model) || (typeof body.model === 'string' ? body.model : ''),
     duration: firstSample(samples, m.duration),
     inputTokens: countOf(raw, 'input_tokens'),
-    tokenSource: raw && typeof raw.token_source === 'string' ? raw.token_source : '',
+    tokenSource: answer.tags && typeof answer.tags.token_source === 'string' ? answer.tags.token_source : '',
     batch: countOf(raw, 'batch'),
     results: countOf(raw, 'results'),
     warmup: warmup,
@@ -147,7 +147,7 @@ Client.prototype._call = function (kind, params, callOptions) {
   };
   if (!warmup) {
     const moduleTags = answer.tags || { model: r.model, api: api, status: String(r.status), error: r.errorKind, token_source: r.tokenSource };
-    withMetadata(id, '', () => addSamples(samples, Object.assign({}, tags, moduleTags)));
+    withMetadata(id, '', addSamples, samples, Object.assign({}, tags, moduleTags), answer.sampleTags);
   }
   return r;
 };

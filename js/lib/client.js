@@ -1,14 +1,14 @@
 // Client: one streaming request per chat(), through the helper.
 
 import http from 'k6/http';
-import { APIS, METRICS, WORKLOAD_METRICS, HELPER_REQUEST_NAME } from './names.js';
-import { VERSION } from './version.js';
+import { APIS, METRICS, WORKLOAD_METRICS } from './names.js';
 import { readHelperAnswer, hopFailure, serverTimingsOf, countOf, toolCallsOf } from './answer.js';
 import { dialectBody } from './dialects.js';
 import { durationMs } from './durations.js';
 import { isEntry, entryBody } from './entry.js';
 import { warnUnknownFields } from './fields.js';
 import { ambientScheduledMs } from './internal/schedule.js';
+import { wireTail, cachedTail, urlJSON, hopParams, newWireCache, HOP_GRACE_MS } from './internal/wire.js';
 import { stringTags, plainObject, positiveInt } from './internal/values.js';
 import { declareSLOMetric, addSamples, firstSample, allSamples, failureSamples } from './metrics.js';
 import { outputInvalidOf } from './media.js';
@@ -18,7 +18,7 @@ import { endpointURL, checkBaseURL, modelURL } from './urls.js';
 import { nextRequestID, withMetadata } from './vu.js';
 
 const DEFAULT_TIMEOUT_MS = 120000;
-export const HOP_GRACE_MS = 5000;
+export { HOP_GRACE_MS };
 const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
 
@@ -29,6 +29,18 @@ const CLIENT_OPTIONS = [
   'prices', 'tokenAudit',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline', 'scheduledAt'];
+const NO_OPTIONS = Object.freeze({}); // chat() without call options
+
+function checkCallOptions(co) {
+  if (typeof co !== 'object' || Array.isArray(co)) {
+    throw new TypeError('llmstream: chat(params, options): options must be an object');
+  }
+  for (const k of Object.keys(co)) {
+    if (CALL_OPTIONS.indexOf(k) < 0) {
+      throw new TypeError(`llmstream: chat: unknown option ${JSON.stringify(k)} (known: ${CALL_OPTIONS.join(', ')})`);
+    }
+  }
+}
 
 /**
  * Client sends streaming chat requests through the helper and records their
@@ -126,6 +138,8 @@ export class Client {
     this._started = 0; // requests started by this Client in this VU (for warmup)
     // What shapes each request's samples, sent with every request.
     Object.defineProperty(this, '_samples', { value: sampleOptions(this), enumerable: false });
+    // What _prepare makes once (the wire's JSON text has the key: not enumerable).
+    Object.defineProperty(this, '_cache', { value: newWireCache(), enumerable: false });
   }
 
   /**
@@ -174,15 +188,8 @@ export class Client {
   }
 
   _prepare(params, callOptions) {
-    const co = callOptions === undefined || callOptions === null ? {} : callOptions;
-    if (typeof co !== 'object' || Array.isArray(co)) {
-      throw new TypeError('llmstream: chat(params, options): options must be an object');
-    }
-    for (const k of Object.keys(co)) {
-      if (CALL_OPTIONS.indexOf(k) < 0) {
-        throw new TypeError(`llmstream: chat: unknown option ${JSON.stringify(k)} (known: ${CALL_OPTIONS.join(', ')})`);
-      }
-    }
+    const co = callOptions === undefined || callOptions === null ? NO_OPTIONS : callOptions;
+    if (co !== NO_OPTIONS) checkCallOptions(co);
     const entry = isEntry(params) ? params : null;
     const plain = this._body(entry !== null ? entryBody(entry, this.api) : params);
     if (entry === null) warnUnknownFields(plain);
@@ -199,7 +206,6 @@ export class Client {
     }
     const keepText = co.keepText === undefined ? this.keepText : Boolean(co.keepText);
     const keepTimeline = co.keepTimeline === undefined ? this.keepTimeline : Boolean(co.keepTimeline);
-    const headers = Object.assign({}, this._headers, stringTags(co.headers, 'headers'));
     const scheduledMs = co.scheduledAt === undefined ? ambientScheduledMs() : co.scheduledAt;
     if (scheduledMs !== null && !(typeof scheduledMs === 'number' && scheduledMs > 0 && isFinite(scheduledMs))) {
       throw new TypeError(`llmstream: chat: scheduledAt must be the intended send time in unix ms (a number > 0), got ${JSON.stringify(co.scheduledAt)}`);
@@ -207,39 +213,34 @@ export class Client {
 
     const id = nextRequestID();
     this._started++;
-    const tags = Object.assign({}, this.tags, entry !== null ? stringTags(entry.tags, 'entry.tags') : {}, stringTags(co.tags, 'tags'));
+    const tags = entry === null && co.tags === undefined ? this.tags
+      : Object.assign({}, this.tags, entry !== null ? stringTags(entry.tags, 'entry.tags') : {}, stringTags(co.tags, 'tags'));
     const warmup = this._started <= this.warmup;
-    const wire = {
-      url: modelURL(this._urlTemplate, model),
-      api: this.api,
-      headers: headers,
-      body: body,
-      include_usage: this.includeUsage,
-      timeout_ms: timeoutMs,
-      keep_text: keepText,
-      keep_timeline: keepTimeline,
-      samples: expected === null ? this._samples : Object.assign({ expect_output_tokens: expected }, this._samples),
-      id: id,
-      module_version: VERSION, // the helper refuses another release's module
-    };
-    if (idleMs !== null) wire.idle_timeout_ms = idleMs;
-    if (this.tokenAudit !== null) wire.token_audit = this.tokenAudit;
+    // The wire (helper.Request) as JSON text: the request's own fields, then
+    // the Client's (made once: wireTail) unless the call changes one of them.
+    let head = '{"url":' + urlJSON(this, model) + ',"body":' + JSON.stringify(body) + ',"id":"' + id + '"'; // ids are [0-9a-z-]
     // For the helper's records (--records) only.
     for (const k in tags) {
-      wire.tags = tags;
+      head += ',"tags":' + JSON.stringify(tags);
       break;
     }
-    if (warmup) wire.warmup = true;
+    if (warmup) head += ',"warmup":true';
     // Open-loop load: the intended send time (llm_ttft_scheduled, llm_e2e_scheduled).
-    if (scheduledMs !== null) wire.scheduled_unix_ns = Math.round(scheduledMs * 1e6);
+    if (scheduledMs !== null) head += ',"scheduled_unix_ns":' + Math.round(scheduledMs * 1e6);
+    const own = co.headers === undefined && timeoutMs === this.timeoutMs && idleMs === this.idleTimeoutMs &&
+      keepText === this.keepText && keepTimeline === this.keepTimeline && expected === null;
+    let tail;
+    if (own) {
+      tail = cachedTail(this);
+    } else {
+      const headers = co.headers === undefined ? this._headers : Object.assign({}, this._headers, stringTags(co.headers, 'headers'));
+      const samples = expected === null ? this._samples : Object.assign({ expect_output_tokens: expected }, this._samples);
+      tail = wireTail(this, headers, timeoutMs, idleMs, keepText, keepTimeline, samples);
+    }
 
     return {
-      payload: JSON.stringify(wire),
-      httpParams: {
-        headers: this._hopHeaders,
-        tags: { name: HELPER_REQUEST_NAME },
-        timeout: Math.ceil(timeoutMs + Math.max(HOP_GRACE_MS, timeoutMs / 10)),
-      },
+      payload: head + tail,
+      httpParams: hopParams(this, timeoutMs),
       model: model,
       tags: tags,
       entryID: entry !== null && entry.id !== undefined ? String(entry.id) : '',
@@ -270,14 +271,15 @@ export class Client {
   _finish(req, answer) {
     const raw = answer.raw;
     const err = answer.error;
+    const own = answer.tags;
     const samples = answer.samples !== null ? answer.samples : failureSamples(this);
     const r = {
       ok: err === null,
       status: answer.status,
       error: err,
       errorKind: err === null ? '' : err.kind,
-      model: (raw && typeof raw.model === 'string' && raw.model) || req.model,
-      api: (raw && typeof raw.api === 'string' && raw.api) || this.api,
+      model: (own !== null && typeof own.model === 'string' && own.model) || req.model,
+      api: (own !== null && typeof own.api === 'string' && own.api) || this.api,
       ttft: firstSample(samples, METRICS.ttft),
       ttftAnswer: firstSample(samples, METRICS.ttftAnswer),
       tpot: firstSample(samples, METRICS.tpot),
@@ -289,8 +291,8 @@ export class Client {
       reasoningTokens: countOf(raw, 'reasoning_tokens'),
       cachedInputTokens: countOf(raw, 'cached_input_tokens'),
       serverTimings: serverTimingsOf(raw),
-      tokenSource: raw && typeof raw.token_source === 'string' ? raw.token_source : '',
-      finishReason: raw && typeof raw.finish_reason === 'string' ? raw.finish_reason : '',
+      tokenSource: own !== null && typeof own.token_source === 'string' ? own.token_source : '',
+      finishReason: raw !== null && typeof raw.finish_reason === 'string' ? raw.finish_reason : '',
       toolCalls: toolCallsOf(raw),
       toolCallFirstArg: firstSample(samples, METRICS.toolCallFirstArg),
       warmup: req.warmup,
@@ -305,28 +307,31 @@ export class Client {
     if (req.keepTimeline) {
       r.timeline = raw && Array.isArray(raw.timeline) ? raw.timeline : [];
     }
-    const met = firstSample(samples, METRICS.sloMet);
-    r.sloMet = this.slo === null ? null : met === 1;
+    r.sloMet = this.slo === null ? null : firstSample(samples, METRICS.sloMet) === 1;
     r.cost = this.prices === null ? null : firstSample(samples, METRICS.cost);
     r.entryId = req.entryID;
     r.expectedOutputTokens = req.expectedOutput;
     r.outputLengthMismatch = firstSample(samples, WORKLOAD_METRICS.outputLengthMismatch) === 1;
-    r.outputInvalid = outputInvalidOf(samples);
-    if (!r.warmup) this._record(req, r, samples, answer.tags);
+    r.outputInvalid = outputInvalidOf(samples, answer.sampleTags);
+    if (!r.warmup) this._record(req, r, samples, answer);
     return r;
   }
 
-  _record(req, r, samples, moduleTags) {
+  _record(req, r, samples, answer) {
     // Client tags and per-call tags first; the module's own tags win, because
     // they are the contract analyze and thresholds rely on.
-    const tags = Object.assign({}, req.tags, moduleTags || {
+    let tags = answer.tags || {
       model: r.model,
       api: r.api,
       status: String(r.status),
       error: r.errorKind,
       token_source: r.tokenSource,
-    });
-    withMetadata(req.id, req.entryID, () => addSamples(samples, tags));
+    };
+    for (const k in req.tags) {
+      tags = Object.assign({}, req.tags, tags);
+      break;
+    }
+    withMetadata(req.id, req.entryID, addSamples, samples, tags, answer.sampleTags);
   }
 
   // With fixedOutputTokens, sets the dialect's knobs so that the server

@@ -174,11 +174,10 @@ export function entryImages(m) {
 // outputInvalidOf is a request's structured-output verdict: null when the
 // answer was not checked, '' when valid, else the reason (not_json, schema,
 // tool_calls, too_long).
-export function outputInvalidOf(samples) {
-  for (let i = 0; i < samples.length; i++) {
-    if (samples[i].metric !== METRICS.outputInvalid) continue;
-    if (samples[i].values[0] !== 1) return '';
-    return (samples[i].tags && samples[i].tags.reason) || 'invalid';
-  }
-  return null;
+export function outputInvalidOf(samples, sampleTags) {
+  const v = samples[METRICS.outputInvalid];
+  if (v === undefined) return null;
+  if ((typeof v === 'number' ? v : v[0]) !== 1) return '';
+  const own = sampleTags ? sampleTags[METRICS.outputInvalid] : undefined;
+  return (own && own[0] && own[0].reason) || 'invalid';
 }

@@ -37,17 +37,18 @@ export function vuID() {
   return id;
 }
 
-// Runs fn with the request's metadata (request id, dataset entry id) set on
-// the VU, and puts back what was there before.
-export function withMetadata(requestID, entryID, fn) {
+// Runs fn(a, b, c) with the request's metadata (request id, dataset entry id)
+// set on the VU, and puts back what was there before (the arguments spare a
+// closure per request).
+export function withMetadata(requestID, entryID, fn, a, b, c) {
   const meta = metadataObject();
-  if (meta === null) return fn();
+  if (meta === null) return fn(a, b, c);
   const prevID = meta[REQUEST_ID_METADATA];
   const prevEntry = entryID ? meta[ENTRY_ID_METADATA] : undefined;
   meta[REQUEST_ID_METADATA] = requestID;
   if (entryID) meta[ENTRY_ID_METADATA] = entryID;
   try {
-    return fn();
+    return fn(a, b, c);
   } finally {
     putBack(meta, REQUEST_ID_METADATA, prevID);
     if (entryID) putBack(meta, ENTRY_ID_METADATA, prevEntry);
