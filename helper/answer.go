@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/redact"
@@ -297,84 +295,41 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 // are not written here (see Tags).
 type AnswerSamples []metrics.Series
 
-// MarshalJSON writes the samples object; a value is written as
-// encoding/json writes a float64 (appendNumber), and a non-finite value is
-// an error naming the metric.
+// MarshalJSON writes the samples object; times are as encoding/json writes
+// a float64, and a non-finite value is an error.
 func (s AnswerSamples) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 32*len(s)+2)
+	b := make([]byte, 0, 24*len(s)+2)
 	b = append(b, '{')
+	var vals []float64
 	for i, x := range s {
 		if s.seenBefore(i) {
 			continue
 		}
+		vals = append(vals[:0], x.Values...)
+		for _, y := range s[i+1:] {
+			if y.Metric == x.Metric {
+				vals = append(vals, y.Values...)
+			}
+		}
+		key, err := json.Marshal(x.Metric)
+		if err != nil {
+			return nil, err
+		}
+		var v []byte
+		if len(vals) == 1 {
+			v, err = json.Marshal(vals[0])
+		} else {
+			v, err = json.Marshal(vals)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sample %s: %w", x.Metric, err)
+		}
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = appendKey(b, x.Metric)
-		n := 0 // the metric's values, in all its series
-		for _, y := range s[i:] {
-			if y.Metric == x.Metric {
-				n += len(y.Values)
-			}
-		}
-		if n != 1 {
-			b = append(b, '[')
-		}
-		first := true
-		for _, y := range s[i:] {
-			if y.Metric != x.Metric {
-				continue
-			}
-			for _, v := range y.Values {
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				var ok bool
-				if b, ok = appendNumber(b, v); !ok {
-					return nil, fmt.Errorf("sample %s: %v is not a JSON number", x.Metric, v)
-				}
-			}
-		}
-		if n != 1 {
-			b = append(b, ']')
-		}
+		b = append(append(append(b, key...), ':'), v...)
 	}
 	return append(b, '}'), nil
-}
-
-// appendKey appends a metric name as a JSON string and a colon.
-func appendKey(b []byte, name string) []byte {
-	for i := range len(name) {
-		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(name) // a string always encodes
-			return append(append(b, q...), ':')
-		}
-	}
-	b = append(b, '"')
-	b = append(b, name...)
-	return append(b, '"', ':')
-}
-
-// appendNumber appends f as encoding/json writes a float64 (the shortest
-// decimal that reads back as f, with an exponent only below 1e-6 or from
-// 1e21 on, as JavaScript writes numbers); false for NaN and ±Inf.
-func appendNumber(b []byte, f float64) ([]byte, bool) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return b, false
-	}
-	format := byte('f')
-	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' { // e-07 → e-7, as JavaScript writes it
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, true
 }
 
 // seenBefore reports whether a series before s[i] has s[i]'s metric.
