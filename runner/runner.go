@@ -272,9 +272,11 @@ func requests(n int64) string {
 	return fmt.Sprintf("%d requests", n)
 }
 
-// LimitedWarning starts the warning printed at the end of a run whose timings
-// were limited by the load generator (helper.Health.Limited).
-const LimitedWarning = "warning: results are limited by the load generator"
+// LimitedWarning starts the warning printed at the end of a run whose canary
+// lag passed the bound (helper.Health.Limited). It says "may": the canary is
+// each request's worst timer lateness, and calibrate's ground truth showed it
+// far above the client's real error on a quiet machine (docs/calibrate.md).
+const LimitedWarning = "warning: results may be limited by the load generator"
 
 // reportHealth prints the warning when the instrument's own lag was above the
 // documented bound (loadgen), with the share of zero ITL gaps.
@@ -286,7 +288,7 @@ func reportHealth(h helper.Health, say func(string, ...any)) {
 	if h.ITLZeroShare != nil {
 		zero = fmt.Sprintf("; %.1f%% of %d ITL gaps were 0 (events completed by one read)", 100**h.ITLZeroShare, h.ITLGaps)
 	}
-	say("%s: %s%s (llm_client_lag, the figure analyze reports for the same run). k6 and the helper need more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, zero)
+	say("%s: %s%s (llm_client_lag, the figure analyze reports for the same run). Measure this machine's own error at this load with xk6-llmstream calibrate (docs/calibrate.md); if it is the bottleneck, give k6 and the helper more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, zero)
 }
 
 // DegradedWarning starts the warning printed at the end of a run whose
