@@ -77,6 +77,9 @@ func fakeMockCmd(mode string) func(args ...string) *exec.Cmd {
 // streams through the helper to it, and once Run returns the mock has ended
 // and its request log (MockLog) holds the request in full.
 func TestRunServesTheMockInAChildProcess(t *testing.T) {
+	if !childMockSupported {
+		t.Skip("this system cannot interrupt a child process: the mock stays in the runner's process")
+	}
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "profile.json")
 	if err := os.WriteFile(profile, []byte(`{"default": {"prefill": {"base": "1ms", "jitter": null}, "itl": {"base": "1ms", "jitter": null}, "output_tokens": 3}}`), 0o600); err != nil {
@@ -109,6 +112,9 @@ func TestRunServesTheMockInAChildProcess(t *testing.T) {
 
 // A child that prints no URL is an error that says so, with its stderr.
 func TestChildMockWithoutURL(t *testing.T) {
+	if !childMockSupported {
+		t.Skip("this system cannot interrupt a child process: the mock stays in the runner's process")
+	}
 	_, err := startMock("", filepath.Join(t.TempDir(), "log"), fakeMockCmd("silent"))
 	if err == nil || !strings.Contains(err.Error(), "did not print its URL") || !strings.Contains(err.Error(), "cannot listen on 127.0.0.1:0") {
 		t.Fatalf("err = %v", err)

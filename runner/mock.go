@@ -27,10 +27,11 @@ type mockServer struct {
 
 // startMock serves the mock with the profile at path (the default behaviour
 // of `xk6-llmstream mock` when path is empty), its request log written to
-// logPath when not "": in a child process made by cmd when cmd is not nil,
-// else in this process.
+// logPath when not "": in a child process made by cmd when cmd is not nil
+// (and the system can interrupt a child: childMockSupported), else in this
+// process.
 func startMock(profile, logPath string, cmd func(args ...string) *exec.Cmd) (*mockServer, error) {
-	if cmd != nil {
+	if cmd != nil && childMockSupported {
 		return startChildMock(profile, logPath, cmd)
 	}
 	cfg, err := mockllm.LoadConfig(profile)

@@ -7,6 +7,11 @@ import (
 	"os/exec"
 )
 
+// childMockSupported is false: Windows cannot interrupt a child process, so
+// a mock there could not be stopped with its request log flushed; the mock
+// stays in the runner's process.
+const childMockSupported = false
+
 // prepare leaves k6 in the runner's console: on Windows a console Ctrl-C
 // reaches every process attached to it.
 func prepare(cmd *exec.Cmd) {}

@@ -8,6 +8,10 @@ import (
 	"syscall"
 )
 
+// childMockSupported is true: a mock in a process of its own is stopped by
+// an interrupt, which flushes its request log (Config.MockCmd).
+const childMockSupported = true
+
 // prepare puts k6 in its own process group, so that a Ctrl-C in the terminal
 // reaches only the runner, which forwards it to k6 exactly once (k6 treats a
 // second interrupt as "stop now"); and, where the system has one, asks for k6

@@ -53,7 +53,8 @@ type Config struct {
 	// the mock then shares nothing with the helper but the machine, as a real
 	// server shares nothing. nil serves it in this process, where its pacing
 	// and garbage collection share the helper's Go runtime and enter the
-	// helper's timestamps.
+	// helper's timestamps. On Windows, which cannot interrupt a child
+	// process, the mock stays in this process whatever MockCmd says.
 	MockCmd func(args ...string) *exec.Cmd
 	// Allow lists upstream hosts the helper may stream from besides loopback
 	// and the host of LLM_BASE_URL (helper.ParseAllowList entries).
@@ -144,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 		if cfg.MockProfile != "" {
 			profile = "profile " + cfg.MockProfile
 		}
-		if cfg.MockCmd != nil {
+		if cfg.MockCmd != nil && childMockSupported {
 			profile += ", a process of its own"
 		}
 		say("mock LLM at %s (%s; %s), given to k6 as %s", mock.url, why, profile, BaseURLEnv)
