@@ -87,13 +87,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 
-	before, cpuErr := readCPU()
+	before, cpuErr := runner.ReadCPU()
 	code, runErr := runner.Run(ctx, runner.Config{
 		Args: cfg.Args, Env: cfg.Env, Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
 		Signals: cfg.Signals, Records: recPath, K6Nice: cfg.K6Nice,
 		Mock: true, MockProfile: profilePath, MockLog: logPath, MockCmd: cfg.MockCmd,
 	})
-	after, cpuErr2 := readCPU()
+	after, cpuErr2 := runner.ReadCPU()
 	if runErr != nil {
 		return nil, runErr
 	}
@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var headroom *float64
 	if cpuErr == nil && cpuErr2 == nil {
-		headroom = after.idleSince(before)
+		headroom = after.IdleSince(before)
 	}
 	lim := cfg.Limits
 	if lim == (Limits{}) {

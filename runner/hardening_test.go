@@ -88,17 +88,20 @@ func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
 
 func TestReportHealth(t *testing.T) {
 	t.Parallel()
-	share := 0.165
+	share, idle := 0.165, 0.84
 	for _, tc := range []struct {
 		h    helper.Health
+		idle *float64
 		want string
 	}{
-		{helper.Health{}, ""},
-		{helper.Health{Limited: true, Reason: "client lag p99 2ms is above 1ms", LagSamples: 900, ITLGaps: 1000, ITLZeroShare: &share},
-			LimitedWarning + ": client lag p99 2ms is above 1ms; 16.5% of 1000 ITL gaps were 0"},
+		{helper.Health{}, &idle, ""},
+		{helper.Health{Limited: true, Reason: "client lag p99 2ms is above 1ms", LagSamples: 900, ITLGaps: 1000, ITLZeroShare: &share}, nil,
+			LimitedWarning + ": client lag p99 2ms is above 1ms; 16.5% of 1000 ITL gaps were 0 (events completed by one read) (llm_client_lag"},
+		{helper.Health{Limited: true, Reason: "client lag p99 2ms is above 1ms", LagSamples: 900, ITLGaps: 1000, ITLZeroShare: &share}, &idle,
+			LimitedWarning + ": client lag p99 2ms is above 1ms; 16.5% of 1000 ITL gaps were 0 (events completed by one read); the machine's CPUs were 84% idle while k6 ran (llm_client_lag"},
 	} {
 		var got strings.Builder
-		reportHealth(tc.h, func(f string, a ...any) { got.WriteString(strings.TrimSpace(fmt.Sprintf(f, a...))) })
+		reportHealth(tc.h, tc.idle, func(f string, a ...any) { got.WriteString(strings.TrimSpace(fmt.Sprintf(f, a...))) })
 		if !strings.HasPrefix(got.String(), tc.want) || (tc.want == "") != (got.Len() == 0) {
 			t.Errorf("reportHealth(%+v) said %q, want %q…", tc.h, got.String(), tc.want)
 		}

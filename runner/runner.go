@@ -225,6 +225,7 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 
 	cmd := k6Command(k6, cfg, env)
 	say("running %s run …", k6)
+	cpuBefore, cpuErr := ReadCPU()
 	waitErr, note, err := StartK6(cmd, cfg.K6Nice)
 	if err != nil {
 		return 0, fmt.Errorf("starting k6 (%s): %w", k6, err)
@@ -237,10 +238,14 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if err != nil {
 		return 0, err
 	}
+	var idle *float64 // the machine's idle CPU share while k6 ran (Linux)
+	if cpuAfter, err := ReadCPU(); err == nil && cpuErr == nil {
+		idle = cpuAfter.IdleSince(cpuBefore)
+	}
 	ferr := finish()
 	reportFailures(served.Failures, say)
 	reportExit(code, say)
-	reportHealth(served.Health, say)
+	reportHealth(served.Health, idle, say)
 	reportSendLag(served.Health, say)
 	return code, ferr
 }
@@ -280,14 +285,20 @@ func requests(n int64) string {
 const LimitedWarning = "warning: results may be limited by the load generator"
 
 // reportHealth prints the warning when the instrument's own lag was above the
-// documented bound (loadgen), with the share of zero ITL gaps.
-func reportHealth(h helper.Health, say func(string, ...any)) {
+// documented bound (loadgen), with the share of zero ITL gaps and the
+// machine's idle CPU share while k6 ran (nil: unknown) — the figure that,
+// against calibrate's ground truth, tells a quiet machine from a saturated
+// one where the canary's p99 does not (docs/calibrate.md).
+func reportHealth(h helper.Health, idle *float64, say func(string, ...any)) {
 	if !h.Limited {
 		return
 	}
 	zero := ""
 	if h.ITLZeroShare != nil {
 		zero = fmt.Sprintf("; %.1f%% of %d ITL gaps were 0 (events completed by one read)", 100**h.ITLZeroShare, h.ITLGaps)
+	}
+	if idle != nil {
+		zero += fmt.Sprintf("; the machine's CPUs were %.0f%% idle while k6 ran", 100**idle)
 	}
 	say("%s: %s%s (llm_client_lag, the figure analyze reports for the same run). Measure this machine's own error at this load with xk6-llmstream calibrate (docs/calibrate.md); if it is the bottleneck, give k6 and the helper more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, zero)
 }
