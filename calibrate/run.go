@@ -21,9 +21,9 @@ import (
 type Config struct {
 	// Args are the script and the "k6 run" flags after it, as for run.
 	Args []string
-	// The target's shape: the mock's TTFT (prefill), ITL and output tokens.
-	TTFT, ITL    time.Duration
-	OutputTokens int
+	// Shape is the target's: the mock's TTFT (prefill), ITL and output
+	// tokens, and what gave them.
+	Shape MockShape
 	// Env is k6's environment (nil: the process's); LLM_BASE_URL is set to
 	// the mock whatever it says (runner.Config.Mock).
 	Env            []string
@@ -41,10 +41,23 @@ type Config struct {
 	MockCmd func(args ...string) *exec.Cmd
 }
 
-// Result is a calibration's report and k6's exit code.
+// Result is a calibration's report, the mock it ran against and k6's exit
+// code.
 type Result struct {
 	*Report
-	K6Exit int `json:"k6_exit"`
+	Mock   MockShape `json:"mock"`
+	K6Exit int       `json:"k6_exit"`
+}
+
+// MockShape is the mock a calibration runs against, and what shaped it:
+// "flags", or the probe (Probed.String).
+type MockShape struct {
+	TTFT         time.Duration `json:"-"`
+	ITL          time.Duration `json:"-"`
+	OutputTokens int           `json:"output_tokens"`
+	TTFTMS       float64       `json:"ttft_ms"`
+	ITLMS        float64       `json:"itl_ms"`
+	From         string        `json:"from"`
 }
 
 // MockConfig is the mock shaped like the target: a fixed prefill, ITL and
@@ -62,9 +75,11 @@ func MockConfig(ttft, itl time.Duration, tokens int) mockllm.Config {
 
 // Run runs the calibration.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.TTFT < 0 || cfg.ITL <= 0 || cfg.OutputTokens < 1 {
-		return nil, fmt.Errorf("calibrate: want --ttft ≥ 0, --itl > 0 and --output-tokens ≥ 1, got %v, %v, %d", cfg.TTFT, cfg.ITL, cfg.OutputTokens)
+	sh := cfg.Shape
+	if sh.TTFT < 0 || sh.ITL <= 0 || sh.OutputTokens < 1 {
+		return nil, fmt.Errorf("calibrate: want a TTFT ≥ 0, an ITL > 0 and output tokens ≥ 1, got %v, %v, %d", sh.TTFT, sh.ITL, sh.OutputTokens)
 	}
+	sh.TTFTMS, sh.ITLMS = ms64(sh.TTFT), ms64(sh.ITL)
 	dir := cfg.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "xk6-llmstream-calibrate-")
@@ -79,7 +94,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// The mock shaped like the target, as a profile the runner's mock reads
 	// (in this process, or in a process of its own with MockCmd).
 	profilePath := filepath.Join(dir, "mock-profile.json")
-	profile, err := MockConfig(cfg.TTFT, cfg.ITL, cfg.OutputTokens).Profile()
+	profile, err := MockConfig(sh.TTFT, sh.ITL, sh.OutputTokens).Profile()
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if lim == (Limits{}) {
 		lim = DefaultLimits
 	}
-	return &Result{Report: Analyze(recs, logs, headroom, runtime.NumCPU(), cfg.ITL, lim), K6Exit: code}, nil
+	return &Result{Report: Analyze(recs, logs, headroom, runtime.NumCPU(), sh.ITL, lim), Mock: sh, K6Exit: code}, nil
 }
 
 func readRecords(path string) ([]records.Record, error) {

@@ -17,6 +17,7 @@ func WriteText(w io.Writer, r *Result) error {
 		clientLag = fmt.Sprintf("%.2f ms", *r.ClientLagP99)
 	}
 	_, err := fmt.Fprintf(w, `calibration: the client's own error against the mock's ground truth
+mock                   TTFT %.2f ms, ITL %.2f ms, %d output tokens, from %s
 requests compared      %d of %d (k6 exit %d), %d streams at peak
 TTFT error             p50 %.2f ms, p99 %.2f ms
 mid-stream lag         p50 %.2f ms, p99 %.2f ms %s, p99.9 %.2f ms (%d events)
@@ -25,7 +26,7 @@ zero gaps              %.2f%% measured, %.2f%% written
 client lag (canary)    p99 %s
 CPU headroom           %s
 %s
-`, r.Matched, r.Requests, r.K6Exit, r.PeakStreams, r.TTFTErrorP50, r.TTFTErrorP99, r.LagP50, r.LagP99, ciText(r.LagP99CI), r.LagP999, r.Events,
+`, r.Mock.TTFTMS, r.Mock.ITLMS, r.Mock.OutputTokens, r.Mock.From, r.Matched, r.Requests, r.K6Exit, r.PeakStreams, r.TTFTErrorP50, r.TTFTErrorP99, r.LagP50, r.LagP99, ciText(r.LagP99CI), r.LagP999, r.Events,
 		r.ITLErrorP99, 100*r.ZeroGapShare, 100*r.TrueZeroGapShare, clientLag, head, r.Verdict)
 	if err != nil {
 		return err

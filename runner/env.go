@@ -13,9 +13,9 @@ const (
 	BaseURLEnv = "LLM_BASE_URL"
 )
 
-// lookupEnv returns the last value of key in env ("KEY=value" entries), as the
+// LookupEnv returns the last value of key in env ("KEY=value" entries), as the
 // process environment would resolve duplicates.
-func lookupEnv(env []string, key string) string {
+func LookupEnv(env []string, key string) string {
 	v := ""
 	for _, kv := range env {
 		if k, val, ok := strings.Cut(kv, "="); ok && k == key {

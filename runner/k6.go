@@ -23,7 +23,7 @@ var ErrK6NotFound = errors.New("k6 not found")
 // "KEY=value" as os.Environ returns). The error says how to install k6 and that
 // K6_BIN can point at it.
 func FindK6(env []string) (string, error) {
-	if bin := lookupEnv(env, K6BinEnv); bin != "" {
+	if bin := LookupEnv(env, K6BinEnv); bin != "" {
 		path, err := exec.LookPath(bin)
 		if err != nil {
 			if fi, statErr := os.Stat(bin); statErr == nil && fi.IsDir() {
@@ -40,7 +40,7 @@ func FindK6(env []string) (string, error) {
 	if runtime.GOOS == "windows" {
 		name = "k6.exe"
 	}
-	for _, dir := range filepath.SplitList(lookupEnv(env, "PATH")) {
+	for _, dir := range filepath.SplitList(LookupEnv(env, "PATH")) {
 		if dir == "" {
 			dir = "."
 		}

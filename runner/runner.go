@@ -328,7 +328,7 @@ func reportSendLag(h helper.Health, say func(string, ...any)) {
 func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowList *helper.AllowList, err error) {
 	allow := append([]string(nil), cfg.Allow...)
 	useMock = cfg.Mock || cfg.MockProfile != ""
-	baseURL := strings.TrimSpace(lookupEnv(env, BaseURLEnv))
+	baseURL := strings.TrimSpace(LookupEnv(env, BaseURLEnv))
 	why = "--mock"
 	if baseURL == "" {
 		useMock, why = true, BaseURLEnv+" is not set"

@@ -520,7 +520,7 @@ func TestFindK6(t *testing.T) {
 func TestEnvHelpers(t *testing.T) {
 	t.Parallel()
 	env := []string{"A=1", "B=2", "A=3", "C"}
-	if got := lookupEnv(env, "A"); got != "3" {
+	if got := LookupEnv(env, "A"); got != "3" {
 		t.Errorf("lookupEnv A = %q, want the last value", got)
 	}
 	got := setEnv(env, "A", "x")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -109,5 +110,61 @@ func TestCalibrateRealK6BusyMachine(t *testing.T) {
 	}
 	if r.CPUHeadroom == nil || *r.CPUHeadroom >= 0.10 {
 		t.Errorf("CPU headroom %v with %d busy loops", r.CPUHeadroom, len(hogs))
+	}
+}
+
+// --probe without an endpoint is a usage error naming LLM_BASE_URL (before
+// anything starts).
+func TestCalibrateProbeNeedsAnEndpoint(t *testing.T) {
+	t.Setenv(runner.BaseURLEnv, "")
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"calibrate", "--probe", "3", "script.js"}, nil, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "--probe needs "+runner.BaseURLEnv) {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// calibrate --probe shapes the mock from the endpoint (here a mock with its
+// own shape on 127.0.0.1) and says so in the report; a flag given as well
+// wins over the probe's figure.
+func TestCalibrateProbeRealK6(t *testing.T) {
+	bin := realK6Bins(t)[0]
+	cmd := exec.Command(os.Args[0], "mock", "--prefill", "20ms", "--prefill-sigma", "0", "--prefill-per-token", "0",
+		"--itl", "3ms", "--itl-sigma", "0", "--output-tokens", "9")
+	cmd.Env = append(os.Environ(), asMainEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	target, err := bufio.NewReader(out).ReadString('\n') // the mock prints its URL first
+	target = strings.TrimSpace(target)
+	if err != nil || !strings.HasPrefix(target, "http://127.0.0.1:") {
+		t.Fatalf("the endpoint's mock printed %q (%v)", target, err)
+	}
+	t.Setenv(runner.K6BinEnv, bin)
+	t.Setenv(runner.BaseURLEnv, target+"/v1")
+	t.Setenv("LLM_MAX_TOKENS", "40")
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"calibrate", "--format", "json", "--probe", "3", "--itl", "10ms", writeCalibrateScript(t), "--quiet", "--no-color"}, nil, &stdout, &stderr)
+	var r struct {
+		Mock struct {
+			TTFTMS       float64 `json:"ttft_ms"`
+			ITLMS        float64 `json:"itl_ms"`
+			OutputTokens int     `json:"output_tokens"`
+			From         string  `json:"from"`
+		} `json:"mock"`
+		Requests int `json:"requests"`
+		K6Exit   int `json:"k6_exit"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout.String(), stderr.String())
+	}
+	if r.K6Exit != 0 || r.Requests == 0 || r.Mock.OutputTokens != 9 || r.Mock.ITLMS != 10 || r.Mock.TTFTMS < 20 ||
+		!strings.HasPrefix(r.Mock.From, "probe of "+target+"/v1/chat/completions: 3 requests") || !strings.HasSuffix(r.Mock.From, "(and flags)") {
+		t.Errorf("report %+v\nstderr:\n%s", r, stderr.String())
 	}
 }
