@@ -18,6 +18,13 @@ const (
 	MaxLagShareOfITL = 0.10
 )
 
+// Warning is what the runner and analyze say when Judge finds a run limited.
+// It says "may": the lag Judge reads is the canary's, each request's worst
+// timer lateness, which calibrate's ground truth showed far above the
+// client's real error on a quiet machine (docs/calibrate.md); calibrate
+// measures it.
+const Warning = "results may be limited by the load generator"
+
 // MinSamples is the number of llm_client_lag samples (requests) the rule
 // needs before it says anything. Below 100 samples, k6's p(99) is the largest
 // sample or an interpolation toward it: the figure would be one request's bad

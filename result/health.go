@@ -86,7 +86,7 @@ func (rep *Summary) clientHealth(d *model.Data, alert bool) {
 			h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl, h.LagCount)
 			switch {
 			case h.Limited:
-				h.Warning = "results are limited by the load generator: " + why
+				h.Warning = loadgen.Warning + ": " + why
 				if alert {
 					w := fmt.Sprintf("%s%s: %s", ClientLagMetric, model.GroupSuffix(k), h.Warning)
 					rep.Warnings, rep.Alerts = append(rep.Warnings, w), append(rep.Alerts, w)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/loadgen"
 	"github.com/llmstream/xk6-llmstream/serverstats"
 )
 
@@ -279,10 +280,8 @@ func requests(n int64) string {
 }
 
 // LimitedWarning starts the warning printed at the end of a run whose canary
-// lag passed the bound (helper.Health.Limited). It says "may": the canary is
-// each request's worst timer lateness, and calibrate's ground truth showed it
-// far above the client's real error on a quiet machine (docs/calibrate.md).
-const LimitedWarning = "warning: results may be limited by the load generator"
+// lag passed the bound (helper.Health.Limited): loadgen's.
+const LimitedWarning = "warning: " + loadgen.Warning
 
 // reportHealth prints the warning when the instrument's own lag was above the
 // documented bound (loadgen), with the share of zero ITL gaps and the

@@ -148,7 +148,7 @@ func TestLoadGeneratorWarningOnlyWhenItFires(t *testing.T) {
 		}
 		return string(b), errs
 	}
-	const limited = "results are limited by the load generator"
+	const limited = "results may be limited by the load generator"
 	for _, args := range [][]string{{small}, {"--metric", "llm_ttft", small}} {
 		code, out, errs := run(t, nil, append([]string{"summary"}, args...)...)
 		if code != exitOK || errs != "" {
