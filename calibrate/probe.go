@@ -109,7 +109,7 @@ func Probe(ctx context.Context, pc ProbeConfig) (Probed, error) {
 		}
 	}
 	if api == "anthropic-messages" {
-		header.Set("anthropic-version", "2023-06-01")
+		header.Set("anthropic-version", endpoints.AnthropicVersion)
 	}
 	c := pc.Client
 	if c == nil {

@@ -50,6 +50,12 @@ type Call struct {
 	Path    string
 }
 
+// AnthropicVersion is the anthropic-version header sent to Anthropic's
+// messages API when the user names none: the module Client's default
+// (llmstream.js's DEFAULT_ANTHROPIC_VERSION, tested against this) and
+// calibrate's probe.
+const AnthropicVersion = "2023-06-01"
+
 // The other paths the mock serves.
 const (
 	Models  = "/v1/models"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"github.com/llmstream/xk6-llmstream/internal/k6sim"
 )
 
@@ -211,7 +212,7 @@ export default function () {
 			map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "chatv1slash"}}}},
 		{"completions", "http://h:1/v1/completions", "openai-completions", map[string]string{"Authorization": "Bearer " + testKey},
 			map[string]any{"model": "c", "prompt": "completions"}},
-		{"anthropic", "http://h:1/v1/messages", "anthropic-messages", map[string]string{"x-api-key": testKey, "anthropic-version": "2023-06-01"},
+		{"anthropic", "http://h:1/v1/messages", "anthropic-messages", map[string]string{"x-api-key": testKey, "anthropic-version": endpoints.AnthropicVersion},
 			map[string]any{"model": "claude", "max_tokens": float64(1024), "messages": []any{map[string]any{"role": "user", "content": "anthropic"}}}},
 		{"anthropicver", "http://h:1/v1/messages", "anthropic-messages", map[string]string{"anthropic-version": "2099-01-01", "anthropic-beta": "x"},
 			map[string]any{"model": "claude", "max_tokens": float64(1024), "messages": []any{map[string]any{"role": "user", "content": "anthropicver"}}}},
