@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"math"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"github.com/llmstream/xk6-llmstream/internal/redact"
+	"github.com/llmstream/xk6-llmstream/stats"
 	"github.com/llmstream/xk6-llmstream/stream"
 )
 
@@ -38,8 +40,8 @@ type ProbeConfig struct {
 // ProbePrompt is the probe's user message.
 const ProbePrompt = "Explain in three sentences why time to first token matters for chat."
 
-// Probed is what a probe measured: the medians the mock takes (the upper
-// median of an even count), over Requests answers from URL (redacted).
+// Probed is what a probe measured: the medians (k6's p(50)) the mock takes,
+// over Requests answers from URL (redacted).
 type Probed struct {
 	TTFT         time.Duration // median TTFT
 	ITL          time.Duration // median of every gap of every answer
@@ -173,8 +175,14 @@ func probeBody(api string, pc ProbeConfig) ([]byte, error) {
 	return json.Marshal(b)
 }
 
+// median is k6's p(50) of xs (the project's one percentile, stats.Percentile),
+// rounded to a whole T.
 func median[T int | time.Duration](xs []T) T {
-	s := slices.Clone(xs)
+	s := make([]float64, len(xs))
+	for i, x := range xs {
+		s[i] = float64(x)
+	}
 	slices.Sort(s)
-	return s[len(s)/2]
+	v, _ := stats.Percentile(s, 50)
+	return T(math.Round(v))
 }

@@ -90,8 +90,8 @@ func TestProbedOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// gaps sorted: 10 10 20 30 40 50 → the upper median, 30.
-	if p.TTFT != 200*ms || p.ITL != 30*ms || p.OutputTokens != 3 || p.Requests != 3 {
+	// gaps sorted: 10 10 20 30 40 50 → k6's p(50) between 20 and 30, 25.
+	if p.TTFT != 200*ms || p.ITL != 25*ms || p.OutputTokens != 3 || p.Requests != 3 {
 		t.Errorf("probed %+v", p)
 	}
 	if _, err := probedOf([]*stream.Record{{TTFT: ms, OutputTokens: 0}}, "u"); err == nil || !strings.Contains(err.Error(), "streamed no text") {
