@@ -15,7 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 
-	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
 // goResult is what a Go SDK read for one case, like driver.mjs's results.

@@ -13,7 +13,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 
-	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
 // lockedBuffer is the mock's request log.

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
 // Request shapes (issue 25): the official SDKs (conformance/node, send mode
@@ -290,7 +290,7 @@ func moduleShapes(t *testing.T) map[string]map[string]any {
 		defer cancel()
 		_ = hs.Shutdown(ctx)
 	})
-	mod, err := filepath.Abs("../js/llmstream.js")
+	mod, err := filepath.Abs("../xk6-llmstream/js/llmstream.js")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func bins(t *testing.T) (xk6, analyze string) {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/xk6-llmstream", "./cmd/analyze")
+		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./xk6-llmstream", "./analyze")
 		cmd.Dir = ".."
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -21,13 +21,13 @@ func TestInstallWithDockerfileFlags(t *testing.T) {
 	if m == nil {
 		t.Fatal("the Dockerfile sets no -X ...=${COMMIT} link flag")
 	}
-	for _, pkg := range []string{"./cmd/xk6-llmstream", "./cmd/analyze"} {
+	for _, pkg := range []string{"./xk6-llmstream", "./analyze"} {
 		if !strings.Contains(string(raw), pkg) {
 			t.Errorf("the Dockerfile does not build %s", pkg)
 		}
 	}
 	gobin := t.TempDir()
-	cmd := exec.Command("go", "install", "-ldflags", "-X "+string(m[1])+"=0123abcd", "./cmd/xk6-llmstream", "./cmd/analyze")
+	cmd := exec.Command("go", "install", "-ldflags", "-X "+string(m[1])+"=0123abcd", "./xk6-llmstream", "./analyze")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/stream"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
 // TestOllamaEngine runs the streaming engine (stream.Client) against ollama's

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/llmstream/xk6-llmstream/metrics"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 )
 
 // helperAnswer is a POST /v1/stream answer (helper.Answer) with the checks

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/internal/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 )
 
 // moduleScript is a k6 script that streams from ollama with llmstream.js and
@@ -87,7 +87,7 @@ var contractTags = []string{"model", "api", "status", "error", "token_source"}
 // results say, with the contract's tags.
 func TestOllamaModule(t *testing.T) {
 	tg := ollama(t)
-	modulePath, err := filepath.Abs("../js/llmstream.js")
+	modulePath, err := filepath.Abs("../xk6-llmstream/js/llmstream.js")
 	if err != nil {
 		t.Fatal(err)
 	}

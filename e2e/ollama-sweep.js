@@ -32,7 +32,7 @@
 // Thresholds: no request may fail and every check must pass (exit 99 otherwise).
 
 import { check } from 'k6';
-import { Client } from '../js/llmstream.js';
+import { Client } from '../xk6-llmstream/js/llmstream.js';
 
 function wholeNumber(name, def, min) {
   const raw = __ENV[name];

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/internal/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 )
 
 // nativeScript streams from ollama's native /api/chat (NDJSON) with
@@ -47,7 +47,7 @@ type nativeResult struct {
 // asserts no timing, only that every request reported both.
 func TestOllamaNativeTPOTAgainstServer(t *testing.T) {
 	tg := ollama(t)
-	modulePath, err := filepath.Abs("../js/llmstream.js")
+	modulePath, err := filepath.Abs("../xk6-llmstream/js/llmstream.js")
 	if err != nil {
 		t.Fatal(err)
 	}

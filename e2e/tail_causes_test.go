@@ -40,10 +40,10 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
-	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/mockllm"
-	"github.com/llmstream/xk6-llmstream/records"
-	"github.com/llmstream/xk6-llmstream/serverstats"
+	"github.com/llmstream/xk6-llmstream/internal/records"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 

@@ -22,7 +22,7 @@
 //   LLM_ITERATIONS   with real k6: tasks per VU instead of a duration
 
 import { check } from 'k6';
-import { Agent, Client } from '../js/llmstream.js';
+import { Agent, Client } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const vus = Number(__ENV.LLM_VUS || 2);
@@ -31,10 +31,10 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  api: /** @type {import('../xk6-llmstream/js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
 });
 
-/** @type {import('../js/llmstream.js').Tool[]} */
+/** @type {import('../xk6-llmstream/js/llmstream.js').Tool[]} */
 const tools = [
   {
     name: 'get_weather',
@@ -51,7 +51,7 @@ const tools = [
 /**
  * The tools themselves: instant, deterministic stand-ins (a real test might call a
  * service here, and its time would count in llm_agent_task_e2e).
- * @param {import('../js/llmstream.js').ToolCall} call
+ * @param {import('../xk6-llmstream/js/llmstream.js').ToolCall} call
  */
 function runTool(call) {
   const a = call.args || {};

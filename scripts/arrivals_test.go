@@ -18,9 +18,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
 // ksAlpha is the significance of every Kolmogorov–Smirnov test here: a correct

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/workload"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
 
 // BenchmarkK6Memory prints real k6's peak RSS with a 100,000-entry dataset

@@ -29,7 +29,7 @@
 // the import at llmstream.js (a path, file:// or https:// URL).
 
 import { check } from 'k6';
-import { Client } from '../js/llmstream.js';
+import { Client } from '../xk6-llmstream/js/llmstream.js';
 
 /** @param {string} name */
 function positive(name) {
@@ -53,7 +53,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  api: /** @type {import('../xk6-llmstream/js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   // fields of every request body; chat(prompt) makes the dialect's own body
   // from the prompt (messages, or prompt for openai-completions)
   body: { max_tokens: maxTokens },

@@ -28,7 +28,7 @@
 // the import at llmstream.js (a path, file:// or https:// URL).
 
 import { check } from 'k6';
-import { Client } from '../js/llmstream.js';
+import { Client } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const ms = (/** @type {number} */ s) => Math.max(100, Math.round(s * 1000 * scale));
@@ -36,7 +36,7 @@ const models = (__ENV.LLM_MODELS || 'model-a,model-b').split(',').map((m) => m.t
 if (models.length === 0) {
   throw new Error('LLM_MODELS is empty: give comma-separated model names');
 }
-const api = /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'); // checked by the Client
+const api = /** @type {import('../xk6-llmstream/js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'); // checked by the Client
 
 const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 64);
 // One Client per model, all created in the init context.

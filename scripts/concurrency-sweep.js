@@ -26,7 +26,7 @@
 // the import at llmstream.js (a path, file:// or https:// URL).
 
 import { check } from 'k6';
-import { Client } from '../js/llmstream.js';
+import { Client } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const ms = (/** @type {number} */ s) => Math.max(100, Math.round(s * 1000 * scale));
@@ -44,7 +44,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  api: /** @type {import('../xk6-llmstream/js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   // fields of every request body; chat(prompt) makes the dialect's own body
   // from the prompt (messages, or prompt for openai-completions)
   body: { max_tokens: maxTokens },

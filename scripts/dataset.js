@@ -27,7 +27,7 @@
 //     --output-tokens lognormal:mean=24,sd=8,max=64 --seed 1 -o scripts/data/synthetic.jsonl
 
 import { check } from 'k6';
-import { Client, Dataset } from '../js/llmstream.js';
+import { Client, Dataset } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const vus = Number(__ENV.LLM_VUS || 4);
@@ -44,7 +44,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  api: /** @type {import('../xk6-llmstream/js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   fixedOutputTokens: true,
   vllmExtras: __ENV.LLM_VLLM_EXTRAS !== '0',
 });

@@ -471,8 +471,8 @@ else
 	BIN=$TMP/bin
 	mkdir -p "$BIN"
 	log "building xk6-llmstream and analyze into $BIN"
-	run_child go build -o "$BIN/xk6-llmstream" ./cmd/xk6-llmstream || die "go build ./cmd/xk6-llmstream failed"
-	run_child go build -o "$BIN/analyze" ./cmd/analyze || die "go build ./cmd/analyze failed"
+	run_child go build -o "$BIN/xk6-llmstream" ./xk6-llmstream || die "go build ./xk6-llmstream failed"
+	run_child go build -o "$BIN/analyze" ./analyze || die "go build ./analyze failed"
 
 	# The single-stream level gets a grace period for its last stream of 5 times the
 	# slowest curl stream above (at least 3 s, at most 60 s): enough on a busy machine,

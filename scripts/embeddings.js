@@ -25,7 +25,7 @@
 // the import at llmstream.js (a path, file:// or https:// URL).
 
 import { check } from 'k6';
-import { Client } from '../js/llmstream.js';
+import { Client } from '../xk6-llmstream/js/llmstream.js';
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,

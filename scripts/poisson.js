@@ -22,7 +22,7 @@
 //   LLM_DUMP_SCHEDULE 1: print the intended arrival offsets (ms) at the end (tests)
 //   LLM_TIME_SCALE    multiplies the duration (default: 1)
 
-import { Client, Dataset, arrivals, durationMs } from '../js/llmstream.js';
+import { Client, Dataset, arrivals, durationMs } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const durMs = durationMs(__ENV.LLM_DURATION || '30s', 'LLM_DURATION') * scale;
@@ -40,7 +40,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  api: /** @type {import('../xk6-llmstream/js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
 });
 
 export const options = {

@@ -24,10 +24,10 @@
 //   LLM_TIME_SCALE     multiplies the trace's duration (default: 1; tests shorten it)
 //
 // data/trace.jsonl was made from a five-request trace written for the tests:
-//   xk6-llmstream dataset --input workload/testdata/trace/mooncake.jsonl \
+//   xk6-llmstream dataset --input xk6-llmstream/workload/testdata/trace/mooncake.jsonl \
 //     --format mooncake -o scripts/data/trace.jsonl
 
-import { Client, Dataset, replay, durationMs } from '../js/llmstream.js';
+import { Client, Dataset, replay, durationMs } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const speedup = Number(__ENV.LLM_SPEEDUP || 1) / scale;
@@ -46,7 +46,7 @@ const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,
   apiKey: __ENV.LLM_API_KEY,
   model: __ENV.LLM_MODEL || 'mock',
-  api: /** @type {import('../js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
+  api: /** @type {import('../xk6-llmstream/js/llmstream.js').API} */ (__ENV.LLM_API || 'openai-chat'), // checked by the Client
   fixedOutputTokens: true,
   vllmExtras: __ENV.LLM_VLLM_EXTRAS !== '0',
   slo: Object.keys(slo).length > 0 ? slo : undefined,
@@ -69,7 +69,7 @@ export const options = {
 };
 
 export default async function () {
-  /** @type {import('../js/llmstream.js').ReplayOptions} */
+  /** @type {import('../xk6-llmstream/js/llmstream.js').ReplayOptions} */
   const o = { speedup: speedup, maxInFlight: Number(__ENV.LLM_MAX_IN_FLIGHT || 1000) };
   if (__ENV.LLM_FROM) o.from = __ENV.LLM_FROM;
   if (__ENV.LLM_TO) o.to = __ENV.LLM_TO;

@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/check"
-	"github.com/llmstream/xk6-llmstream/k6json"
-	"github.com/llmstream/xk6-llmstream/mockllm"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/result"
-	"github.com/llmstream/xk6-llmstream/runner"
-	"github.com/llmstream/xk6-llmstream/stats"
-	"github.com/llmstream/xk6-llmstream/workload"
+	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
+	"github.com/llmstream/xk6-llmstream/internal/thresholds"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
 
 // The replay's stated send lag bounds: every request reaches the mock within
@@ -383,14 +383,14 @@ func TestStallFailsGoodputNotTPOTWithRealK6(t *testing.T) {
 func analyzeGood(t *testing.T, r replayRun, expr string, want int) int {
 	t.Helper()
 	i := strings.IndexAny(expr, "<>=")
-	checks, err := check.Parse(expr[:i] + ": max" + expr[i:])
+	checks, err := thresholds.Parse(expr[:i] + ": max" + expr[i:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd := model.NewReader(model.Selection{}, []model.Input{{Path: r.out, Label: "run"}}, model.Options{Metadata: true})
+	rd := rundata.NewReader(rundata.Selection{}, []rundata.Input{{Path: r.out, Label: "run"}}, rundata.Options{Metadata: true})
 	s := &result.SLO{Checks: checks, TypeOf: func(m string) k6json.Type { typ, _, _ := rd.TypeOf(m); return typ }}
-	j := model.NewRequests(s.Streams())
-	if _, err := model.Collect(rd, model.CollectOptions{Requests: j}); err != nil {
+	j := rundata.NewRequests(s.Streams())
+	if _, err := rundata.Collect(rd, rundata.CollectOptions{Requests: j}); err != nil {
 		t.Fatal(err)
 	}
 	if len(j.List) != want {

@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 )
 
 // testKey is passed as LLM_API_KEY; it must never show up in any output.

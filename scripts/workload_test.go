@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/helper"
-	"github.com/llmstream/xk6-llmstream/internal/k6sim"
-	"github.com/llmstream/xk6-llmstream/mockllm"
-	"github.com/llmstream/xk6-llmstream/workload"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
 
 func readEntries(t *testing.T, path string) []workload.Entry {

@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/internal/k6sim"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
 )
 
 // declared reads llmstream.d.ts: its top-level exports and each class's members.
 func declared(t *testing.T) (exports map[string]bool, classes map[string]map[string]bool) {
 	t.Helper()
-	src, err := os.ReadFile("../js/llmstream.d.ts")
+	src, err := os.ReadFile("../xk6-llmstream/js/llmstream.d.ts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestScriptsTypeCheck(t *testing.T) {
 	// Every file that must be checked is in one of the projects: tsc leaves out a
 	// .js file next to a .ts of the same name, and a glob can miss a new file.
 	want := map[string]bool{}
-	for _, glob := range []string{"../scripts/*.js", "../js/starter/*"} {
+	for _, glob := range []string{"../scripts/*.js", "../xk6-llmstream/js/starter/*"} {
 		files, err := filepath.Glob(glob)
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,7 @@
 // groups several subcommands register — what to read (Input), what to
 // write (Output), checks (Checks), how a gate decides (Gate) and goodput's
 // limits (SLO) — each validated into what the library packages take. The
-// subcommands themselves (cmd/analyze) register them and call the library.
+// subcommands themselves (analyze) register them and call the library.
 package cli
 
 import (
@@ -19,11 +19,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/check"
-	"github.com/llmstream/xk6-llmstream/k6json"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/result"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
+	"github.com/llmstream/xk6-llmstream/internal/thresholds"
 )
 
 // UsageError marks bad flags or arguments: exit 2, as a model.InputError
@@ -225,8 +225,8 @@ func (f *Input) Register(fs *flag.FlagSet) {
 }
 
 // selection validates the flags.
-func (f *Input) Selection() (model.Selection, error) {
-	s := model.Selection{Metrics: slices.Clone(f.Metrics), From: f.From.D, HasFrom: f.From.Given, To: f.To.D, HasTo: f.To.Given}
+func (f *Input) Selection() (rundata.Selection, error) {
+	s := rundata.Selection{Metrics: slices.Clone(f.Metrics), From: f.From.D, HasFrom: f.From.Given, To: f.To.D, HasTo: f.To.Given}
 	for _, m := range s.Metrics {
 		if strings.ContainsAny(m, "{}: ") {
 			return s, Usagef("--metric %q: want a metric name (filter with --where key=value)", m)
@@ -237,7 +237,7 @@ func (f *Input) Selection() (model.Selection, error) {
 		if !ok || strings.TrimSpace(k) == "" {
 			return s, Usagef("--where %q: want key=value", w)
 		}
-		s.Where = append(s.Where, model.Where{Key: strings.TrimSpace(k), Value: v})
+		s.Where = append(s.Where, rundata.Where{Key: strings.TrimSpace(k), Value: v})
 	}
 	seen := map[string]bool{}
 	for _, b := range f.By {
@@ -256,7 +256,7 @@ func (f *Input) Selection() (model.Selection, error) {
 // open validates the selection flags and the inputs, lets adjust change the
 // selection (e.g. to read a metric in addition), and returns a reader over
 // the inputs.
-func (f *Input) Open(paths []string, stdin io.Reader, stderr io.Writer, adjust func(*model.Selection)) (*model.Reader, error) {
+func (f *Input) Open(paths []string, stdin io.Reader, stderr io.Writer, adjust func(*rundata.Selection)) (*rundata.Reader, error) {
 	sel, err := f.Selection()
 	if err != nil {
 		return nil, err
@@ -268,15 +268,15 @@ func (f *Input) Open(paths []string, stdin io.Reader, stderr io.Writer, adjust f
 	if adjust != nil {
 		adjust(&sel)
 	}
-	return model.NewReader(sel, ins, f.Options(stdin, stderr)), nil
+	return rundata.NewReader(sel, ins, f.Options(stdin, stderr)), nil
 }
 
-func (f *Input) Options(stdin io.Reader, stderr io.Writer) model.Options {
-	return model.Options{Lenient: f.Lenient, Stdin: stdin, Warn: stderr, Metadata: f.Metadata}
+func (f *Input) Options(stdin io.Reader, stderr io.Writer) rundata.Options {
+	return rundata.Options{Lenient: f.Lenient, Stdin: stdin, Warn: stderr, Metadata: f.Metadata}
 }
 
 // InputsFrom pairs the positional arguments with their labels.
-func InputsFrom(paths []string, labels []string) ([]model.Input, error) {
+func InputsFrom(paths []string, labels []string) ([]rundata.Input, error) {
 	if len(paths) == 0 {
 		return nil, Usagef("no input: give one or more k6 JSON files (--out json=FILE), or - for stdin")
 	}
@@ -286,10 +286,10 @@ func InputsFrom(paths []string, labels []string) ([]model.Input, error) {
 	if CountStdin(paths) > 1 {
 		return nil, Usagef("stdin (-) can be read only once")
 	}
-	ins := make([]model.Input, len(paths))
+	ins := make([]rundata.Input, len(paths))
 	seen := map[string]bool{}
 	for i, p := range paths {
-		ins[i] = model.Input{Path: p, Label: p}
+		ins[i] = rundata.Input{Path: p, Label: p}
 		if len(labels) > 0 {
 			ins[i].Label = labels[i]
 		}
@@ -313,7 +313,7 @@ func CountStdin(paths []string) int {
 
 // AlsoFailed reads the failure rate besides the metrics asked for: a summary
 // and a report warn when it is high.
-func AlsoFailed(s *model.Selection) {
+func AlsoFailed(s *rundata.Selection) {
 	s.Also = []string{result.FailedMetric, result.ClientLagMetric, result.ZeroGapsMetric}
 }
 
@@ -330,17 +330,17 @@ func (c *Checks) Register(fs *flag.FlagSet, what string) {
 }
 
 // parse reads the checks, --check ones first, in the order given.
-func (c *Checks) Parse() ([]check.Check, error) {
-	var checks []check.Check
+func (c *Checks) Parse() ([]thresholds.Check, error) {
+	var checks []thresholds.Check
 	for _, e := range c.Exprs {
-		cs, err := check.Parse(e)
+		cs, err := thresholds.Parse(e)
 		if err != nil {
 			return nil, Usagef("--check: %v", err)
 		}
 		checks = append(checks, cs...)
 	}
 	for _, f := range c.Files {
-		cs, err := check.ReadFile(f)
+		cs, err := thresholds.ReadFile(f)
 		if err != nil {
 			return nil, Usagef("--checks: %v", err)
 		}
@@ -384,8 +384,8 @@ func (s *SLO) Register(fs *flag.FlagSet) {
 }
 
 // parse reads the limits: "llm_ttft<2000" is "llm_ttft: max<2000".
-func (s *SLO) Parse() ([]check.Check, error) {
-	var out []check.Check
+func (s *SLO) Parse() ([]thresholds.Check, error) {
+	var out []thresholds.Check
 	for _, e := range s.Exprs {
 		src := e
 		if !strings.Contains(e, ":") {
@@ -393,7 +393,7 @@ func (s *SLO) Parse() ([]check.Check, error) {
 				src = strings.TrimSpace(e[:i]) + ": max" + e[i:]
 			}
 		}
-		cs, err := check.Parse(src)
+		cs, err := thresholds.Parse(src)
 		if err != nil {
 			return nil, Usagef("--slo %q: %v", e, err)
 		}
@@ -404,11 +404,11 @@ func (s *SLO) Parse() ([]check.Check, error) {
 
 // join makes the request join for throughput and goodput, and the options
 // that measure it, once the reader r exists.
-func (s *SLO) Join(r *model.Reader, confidence float64) (*model.Requests, result.ThroughputOptions, error) {
+func (s *SLO) Join(r *rundata.Reader, confidence float64) (*rundata.Requests, result.ThroughputOptions, error) {
 	checks, err := s.Parse()
 	if err != nil {
 		return nil, result.ThroughputOptions{}, err
 	}
 	slo := &result.SLO{Checks: checks, TypeOf: func(m string) k6json.Type { t, _, _ := r.TypeOf(m); return t }}
-	return model.NewRequests(slo.Streams()), result.ThroughputOptions{Confidence: confidence, SLO: slo}, nil
+	return rundata.NewRequests(slo.Streams()), result.ThroughputOptions{Confidence: confidence, SLO: slo}, nil
 }

@@ -1,8 +1,8 @@
 package definitions
 
 import (
-	"github.com/llmstream/xk6-llmstream/metrics"
-	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
+	"github.com/llmstream/xk6-llmstream/internal/records"
 )
 
 // Audit sums a run's token-count audits (records.TokenAudit).

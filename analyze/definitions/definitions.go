@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/metrics"
-	"github.com/llmstream/xk6-llmstream/records"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
+	"github.com/llmstream/xk6-llmstream/internal/records"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // Tool is a set of definitions.

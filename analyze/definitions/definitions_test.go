@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/internal/records"
 )
 
 // readRun reads the hand-made records file: request a has a role-only first

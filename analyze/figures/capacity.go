@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/llmstream/xk6-llmstream/internal/input"
-	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"io"
 	"math"
 	"os"
@@ -13,8 +13,8 @@ import (
 	"strconv"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/check"
-	"github.com/llmstream/xk6-llmstream/metrics"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
+	"github.com/llmstream/xk6-llmstream/internal/thresholds"
 )
 
 // SweepVersion is the version of the capacity sweep's JSON result
@@ -219,7 +219,7 @@ func (l SweepLevel) quantile(metric, name string) *float64 {
 func sloLimits(slo []string) map[string]float64 {
 	out := map[string]float64{}
 	for _, s := range slo {
-		cs, err := check.Parse(s)
+		cs, err := thresholds.Parse(s)
 		if err != nil {
 			continue
 		}
@@ -258,7 +258,7 @@ func DrawSweep(s *Sweep, path, dir string, w io.Writer) error {
 		return err
 	}
 	if len(files) == 0 {
-		return model.Errorf("%s: no level has a value to draw", path)
+		return rundata.Errorf("%s: no level has a value to draw", path)
 	}
 	for _, f := range files {
 		fmt.Fprintf(w, "wrote %s\n", f)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/sweep"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/sweep"
 )
 
 func ptr(v float64) *float64 { return &v }

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // DPI is the resolution of PNG figures: sizes in pixels are at it.
@@ -89,7 +89,7 @@ type PlotOptions struct {
 // Plot draws each metric's ECDF (or drift) into its file, and writes to
 // stdout the file written and each group's tail diagnosis (or drift
 // verdict), and the figure's notes to stderr, metric by metric.
-func Plot(d *model.Data, metrics []string, c Config, o PlotOptions, stdout, stderr io.Writer) error {
+func Plot(d *rundata.Data, metrics []string, c Config, o PlotOptions, stdout, stderr io.Writer) error {
 	for _, m := range metrics {
 		path := o.Out
 		if len(metrics) > 1 {

@@ -14,13 +14,13 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/shape"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
+	"github.com/llmstream/xk6-llmstream/internal/shape"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // Series is one group's ECDF curve with its marked percentiles (k6's).
-func Series(g *model.Group, sorted []float64, marks []float64) plot.Series {
+func Series(g *rundata.Group, sorted []float64, marks []float64) plot.Series {
 	ps := plot.Series{Name: g.Name(), Sorted: sorted}
 	for _, p := range marks {
 		if v, ok := stats.Percentile(sorted, p); ok {
@@ -32,7 +32,7 @@ func Series(g *model.Group, sorted []float64, marks []float64) plot.Series {
 
 // ECDF draws a metric's ECDF, one curve per group, with the marked
 // percentiles (k6's), and returns each group's tail diagnosis.
-func ECDF(d *model.Data, metric string, marks []float64, opts ...plot.Option) (*plot.Figure, []string, error) {
+func ECDF(d *rundata.Data, metric string, marks []float64, opts ...plot.Option) (*plot.Figure, []string, error) {
 	var series []plot.Series
 	var sentences []string
 	for _, s := range d.Series(metric) {
@@ -59,14 +59,14 @@ var driftPercents = []struct {
 // Drift draws a metric's P50 and P99 per time window of width, one colour
 // per group, and returns each group's drift verdict and its windows (by group
 // key). A width shape.Windows rejects is a model.InputError.
-func Drift(d *model.Data, metric string, width time.Duration, opts ...plot.Option) (*plot.Figure, []string, map[string][]shape.Window, error) {
+func Drift(d *rundata.Data, metric string, width time.Duration, opts ...plot.Option) (*plot.Figure, []string, map[string][]shape.Window, error) {
 	var series []plot.DriftSeries
 	var sentences []string
 	windows := map[string][]shape.Window{}
 	for _, s := range d.Series(metric) {
 		ws, err := shape.Windows(s.Trend.Samples(), width)
 		if err != nil {
-			return nil, nil, nil, model.Errorf("--window: %v", err)
+			return nil, nil, nil, rundata.Errorf("--window: %v", err)
 		}
 		windows[s.Group.Key] = ws
 		ds := plot.DriftSeries{Name: s.Group.Name()}
@@ -134,7 +134,7 @@ func Window(span, def time.Duration) time.Duration {
 // axis: some group's largest value is more than LongTailRatio times its
 // median (k6's), so that on a linear axis the bulk of the curve is squashed
 // into the left fraction of the figure. It returns that ratio.
-func LongTail(d *model.Data, metric string) (bool, float64) {
+func LongTail(d *rundata.Data, metric string) (bool, float64) {
 	worst := 0.0
 	for _, s := range d.Series(metric) {
 		v := s.Trend.Sorted()

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
-	"github.com/llmstream/xk6-llmstream/internal/recordstest"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/recordstest"
 )
 
 func TestWindow(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/history"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // syntheticHistory is runs × series records with llm_ttft percentiles and

@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/compare"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/compare"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // Defaults of Evaluate.

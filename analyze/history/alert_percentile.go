@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/llmstream/xk6-llmstream/compare"
-	"github.com/llmstream/xk6-llmstream/result"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/compare"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // evalPercentile tests a percentile limit on every run of a series.

@@ -3,7 +3,7 @@ package history
 import (
 	"fmt"
 
-	"github.com/llmstream/xk6-llmstream/compare"
+	"github.com/llmstream/xk6-llmstream/internal/compare"
 )
 
 // evalRate tests a rate limit (llm_requests_failed:rate=+1pp) on every run of

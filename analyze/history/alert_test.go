@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // steadyRuns simulates runs of an unchanged service, with a scale per run.

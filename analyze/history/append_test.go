@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // bigRecord is a record of many groups, far above PIPE_BUF (4 KiB), so that

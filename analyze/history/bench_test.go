@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // syntheticHistory is runs × series records with llm_ttft percentiles and

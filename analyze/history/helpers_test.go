@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // day0 is the start of the first simulated nightly run.
@@ -68,12 +68,12 @@ func (m mockRun) k6JSON() []byte {
 // `analyze summary --history` does, and makes its record.
 func (m mockRun) record(t testing.TB, label string) Record {
 	t.Helper()
-	sel := model.Selection{}
+	sel := rundata.Selection{}
 	if len(m.models) > 0 {
 		sel.By = []string{"model"}
 	}
-	r := model.NewReader(sel, []model.Input{{Path: "-", Label: "run"}}, model.Options{Stdin: bytes.NewReader(m.k6JSON())})
-	d, err := model.Collect(r, model.CollectOptions{})
+	r := rundata.NewReader(sel, []rundata.Input{{Path: "-", Label: "run"}}, rundata.Options{Stdin: bytes.NewReader(m.k6JSON())})
+	d, err := rundata.Collect(r, rundata.CollectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package history
 import (
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/compare"
+	"github.com/llmstream/xk6-llmstream/internal/compare"
 )
 
 func parseLimitT(t *testing.T, ss ...string) []compare.Limit {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/compare"
+	"github.com/llmstream/xk6-llmstream/internal/compare"
 )
 
 // ParseLimits reads the regression limits a history tests: STAT=MAX as

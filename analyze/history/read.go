@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // File is what Read read of a history file.
@@ -36,7 +36,7 @@ type ReadOptions struct {
 func ReadFile(path string, o ReadOptions) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, model.Errorf("history: %w", err)
+		return nil, rundata.Errorf("history: %w", err)
 	}
 	defer f.Close()
 	return Read(f, path, o)
@@ -54,7 +54,7 @@ func Read(r io.Reader, name string, o ReadOptions) (*File, error) {
 	for n := int64(1); ; n++ {
 		line, rerr := br.ReadBytes('\n')
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return out, model.Errorf("history: %s:%d: %w", name, n, rerr)
+			return out, rundata.Errorf("history: %s:%d: %w", name, n, rerr)
 		}
 		cut := rerr != nil // the last line, without its newline
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -69,7 +69,7 @@ func Read(r io.Reader, name string, o ReadOptions) (*File, error) {
 			case o.Lenient:
 				out.Skipped = append(out.Skipped, n)
 			default:
-				return out, model.Errorf("history: %s:%d: %w", name, n, err)
+				return out, rundata.Errorf("history: %s:%d: %w", name, n, err)
 			}
 		}
 		if cut {

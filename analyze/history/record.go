@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // Schema and Version identify the record format. A record carries both; a

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/k6json"
-	"github.com/llmstream/xk6-llmstream/model"
+	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // Run is one run of a series: a record and its group.
@@ -23,7 +23,7 @@ type Series struct {
 	Key    string
 	Labels map[string]string
 	Runs   []Run
-	order  model.Group
+	order  rundata.Group
 	where  string
 }
 
@@ -41,7 +41,7 @@ func SeriesOf(f *File) []*Series {
 			s, ok := byKey[key]
 			if !ok {
 				s = &Series{Key: key, Labels: g.Labels, where: strings.Join(rec.Selection.Where, ",")}
-				s.order = model.Group{Key: g.Label, Labels: orderedTags(rec.Selection.By, g.Labels)}
+				s.order = rundata.Group{Key: g.Label, Labels: orderedTags(rec.Selection.By, g.Labels)}
 				byKey[key] = s
 				out = append(out, s)
 			}
@@ -55,7 +55,7 @@ func SeriesOf(f *File) []*Series {
 		if c := strings.Compare(a.where, b.where); c != 0 {
 			return c
 		}
-		return model.CompareGroups(&a.order, &b.order)
+		return rundata.CompareGroups(&a.order, &b.order)
 	})
 	return out
 }
@@ -124,7 +124,7 @@ func Metrics(series []*Series) []string {
 			}
 		}
 	}
-	return model.OrderMetrics(names, nil)
+	return rundata.OrderMetrics(names, nil)
 }
 
 // Unit is the unit of a metric's values in the series ("ms" for a time

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // WriteCheck writes check results in a format: text, markdown, json or junit.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/llmstream/xk6-llmstream/compare"
+	"github.com/llmstream/xk6-llmstream/internal/compare"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // WriteCompare writes a comparison as text, Markdown or JSON.
@@ -58,7 +58,7 @@ func writeTrends(ew *errWriter, md bool, r *result.Comparison) error {
 	esc := escaper(md)
 	for _, m := range r.Metrics {
 		for _, g := range m.Groups {
-			head := esc(fmt.Sprintf("%s%s — %s", m.Name, model.GroupSuffix(g.Label), g.Verdict))
+			head := esc(fmt.Sprintf("%s%s — %s", m.Name, rundata.GroupSuffix(g.Label), g.Verdict))
 			facts := fmt.Sprintf("baseline n=%s, candidate n=%s, Kolmogorov–Smirnov D=%s p=%s",
 				numfmt.Thousands(int64(g.Baseline)), numfmt.Thousands(int64(g.Candidate)), numOrDash(g.KSD), pValue(g.KSP))
 			if md {
@@ -119,9 +119,9 @@ func writeLimits(ew *errWriter, md bool, r *result.Comparison) {
 			}
 		}
 		if md {
-			ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(l.Limit, true), esc(l.Metric+model.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
+			ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(l.Limit, true), esc(l.Metric+rundata.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
 		} else {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", esc(l.Limit), esc(l.Metric+model.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", esc(l.Limit), esc(l.Metric+rundata.GroupSuffix(l.Group)), format(l.Change), interval(l.Low, l.High, format), esc(verdict))
 		}
 	}
 	if err := tw.Flush(); err != nil && ew.err == nil {

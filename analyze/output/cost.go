@@ -2,7 +2,7 @@ package output
 
 import (
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // costTable writes the cost per request and in all, per group and for the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/definitions"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // Extras are the summary's sections computed from records files beside the

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/history"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // hostile is a tag value (and so a group label), a metric name, a path and

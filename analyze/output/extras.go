@@ -5,7 +5,7 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/input"
 
 	"github.com/llmstream/xk6-llmstream/analyze/definitions"
-	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/internal/records"
 )
 
 // ReadExtras reads the records files for the summary's extra sections:

@@ -2,7 +2,7 @@ package output
 
 import (
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // healthTables writes the client health and the cache-hit share, when the

@@ -3,7 +3,7 @@ package output
 import (
 	"fmt"
 
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
 // throughputTables writes each group's throughput and goodput with their

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // DefaultPoints is the default number of rank-grid points kept per ECDF curve

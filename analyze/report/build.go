@@ -10,14 +10,14 @@ import (
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // Build lays out the summary of every metric read — tables, values,
 // diagnosis, warnings — with its figures drawn as c says (title empty: "Load
 // test report" and the inputs). No metric read is an input error.
-func Build(d *model.Data, sum *result.Summary, title string, c figures.Config) (*Report, error) {
+func Build(d *rundata.Data, sum *result.Summary, title string, c figures.Config) (*Report, error) {
 	rep := &Report{Title: title, Generated: time.Now().UTC(), Selection: d.Reader.Selection().String(), Confidence: sum.Confidence}
 	if rep.Title == "" {
 		labels := make([]string, len(sum.Inputs))
@@ -51,14 +51,14 @@ func Build(d *model.Data, sum *result.Summary, title string, c figures.Config) (
 		rep.Metrics = append(rep.Metrics, m)
 	}
 	if len(rep.Metrics) == 0 {
-		return nil, model.Errorf("no samples selected for the report (metrics in the inputs: %s)", strings.Join(d.Reader.MetricNames(), ", "))
+		return nil, rundata.Errorf("no samples selected for the report (metrics in the inputs: %s)", strings.Join(d.Reader.MetricNames(), ", "))
 	}
 	return rep, nil
 }
 
 // trendSection fills a Trend's table and diagnosis from the summary, and
 // draws its figures.
-func trendSection(m *Metric, d *model.Data, sm result.Metric, c figures.Config, opts []plot.Option) error {
+func trendSection(m *Metric, d *rundata.Data, sm result.Metric, c figures.Config, opts []plot.Option) error {
 	var series []plot.Series
 	// The summary's groups are the series, in the same (group) order.
 	for i, s := range d.Series(m.Name) {
@@ -115,7 +115,7 @@ func trendSection(m *Metric, d *model.Data, sm result.Metric, c figures.Config, 
 func TailSection(paths []string, fc figures.Config) *Tail {
 	var recs []string
 	for _, p := range paths {
-		if model.RecordsFile(p) {
+		if rundata.RecordsFile(p) {
 			recs = append(recs, p)
 		}
 	}

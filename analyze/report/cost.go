@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // SummaryCost is the summary's cost, one line per group and one for the
@@ -17,7 +17,7 @@ func SummaryCost(s *result.Summary) []string {
 	}
 	var out []string
 	for _, g := range c.Groups {
-		out = append(out, costLine(result.CostMetric+model.GroupSuffix(g.Label), g.Total, g.Requests, g.PerRequest))
+		out = append(out, costLine(result.CostMetric+rundata.GroupSuffix(g.Label), g.Total, g.Requests, g.PerRequest))
 	}
 	if len(c.Groups) > 1 {
 		out = append(out, costLine("run (all groups)", c.Total, c.Requests, c.PerRequest))

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // figureKinds are the figures the screenshot test renders: an ECDF of

@@ -10,8 +10,8 @@ import (
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/result"
+	"github.com/llmstream/xk6-llmstream/internal/result"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // The page renders the results of package result, as the text, Markdown and
@@ -26,7 +26,7 @@ func InputOf(in result.Input, first, last time.Time) Input {
 		row.Notes = append(row.Notes, fmt.Sprintf("%s; read up to the damage", in.Damage))
 	}
 	if in.Skipped > 0 {
-		row.Notes = append(row.Notes, fmt.Sprintf("skipped %d corrupt line(s) (lines %s)", in.Skipped, model.LineList(in.SkippedLines, in.Skipped)))
+		row.Notes = append(row.Notes, fmt.Sprintf("skipped %d corrupt line(s) (lines %s)", in.Skipped, rundata.LineList(in.SkippedLines, in.Skipped)))
 	}
 	return row
 }
@@ -54,7 +54,7 @@ func TrendGroup(name string, g result.Group) Group {
 		row.Percentiles = append(row.Percentiles, Percentile{Name: p.Name, Value: p.Value, Lo: lo, Hi: hi, TooFew: p.TooFew})
 	}
 	for _, n := range g.Notes {
-		row.Notes = append(row.Notes, name+model.GroupSuffix(g.Label)+": "+n)
+		row.Notes = append(row.Notes, name+rundata.GroupSuffix(g.Label)+": "+n)
 	}
 	return row
 }
@@ -135,7 +135,7 @@ func derefInt(p *int64) int64 {
 func SummaryHealth(s *result.Summary) []string {
 	var out []string
 	for _, h := range s.Health {
-		line := result.ClientLagMetric + model.GroupSuffix(h.Label) + ":"
+		line := result.ClientLagMetric + rundata.GroupSuffix(h.Label) + ":"
 		if h.LagP99 != nil {
 			line += " lag p99 " + numfmt.Sig4(*h.LagP99) + " ms"
 		}
@@ -152,7 +152,7 @@ func SummaryHealth(s *result.Summary) []string {
 	}
 	for _, c := range s.CacheHits {
 		if c.Share != nil {
-			out = append(out, fmt.Sprintf("prompt cache%s: %s of %s input tokens cached", model.GroupSuffix(c.Label),
+			out = append(out, fmt.Sprintf("prompt cache%s: %s of %s input tokens cached", rundata.GroupSuffix(c.Label),
 				numfmt.Percent(*c.Share), numfmt.Thousands(int64(c.Input))))
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -13,7 +13,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/figures"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
-	"github.com/llmstream/xk6-llmstream/internal/recordstest"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/recordstest"
 )
 
 func testTail(t *testing.T) (*tail.Result, *Tail) {

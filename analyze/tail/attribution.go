@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/llmstream/xk6-llmstream/records"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/records"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // Schema is the version of the JSON form of a Result.

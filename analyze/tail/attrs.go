@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/llmstream/xk6-llmstream/compare"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/compare"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // Attribute is how one request attribute tells the tail from the body.

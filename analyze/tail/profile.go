@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
 
 // The band of TTFT percentiles whose requests are the "median requests" of

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/internal/recordstest"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/recordstest"
 )
 
 // randomRequests are n requests with random stages (some always zero, some

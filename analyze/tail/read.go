@@ -6,8 +6,8 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/input"
 	"io"
 
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/internal/records"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // Read reads the requests with stages from the helper's records files
@@ -42,12 +42,12 @@ func ReadWith(paths []string, o ReadOptions, warn io.Writer) ([]Request, error) 
 
 // readFile appends the requests of one records file to reqs.
 func readFile(path string, o ReadOptions, reqs []Request, warn io.Writer) ([]Request, error) {
-	if !model.RecordsFile(path) {
-		return nil, model.Errorf("%s: not a records file: the tail's attribution reads the helper's per-request records (--records FILE, docs/records.md), whose stages k6's JSON output does not carry per request", path)
+	if !rundata.RecordsFile(path) {
+		return nil, rundata.Errorf("%s: not a records file: the tail's attribution reads the helper's per-request records (--records FILE, docs/records.md), whose stages k6's JSON output does not carry per request", path)
 	}
 	rc, err := input.Open(path, nil)
 	if err != nil {
-		return nil, model.Errorf("%s: %v", path, err)
+		return nil, rundata.Errorf("%s: %v", path, err)
 	}
 	defer rc.Close()
 	var skipped int
@@ -60,10 +60,10 @@ func readFile(path string, o ReadOptions, reqs []Request, warn io.Writer) ([]Req
 		return nil
 	})
 	if le := (*records.LineError)(nil); errors.As(err, &le) {
-		return nil, model.Errorf("%s: %v (use --lenient to skip bad lines)", path, err)
+		return nil, rundata.Errorf("%s: %v (use --lenient to skip bad lines)", path, err)
 	}
 	if err != nil {
-		return nil, model.Errorf("%s: %v", path, err)
+		return nil, rundata.Errorf("%s: %v", path, err)
 	}
 	if note := fst.SkippedNote(); note != "" {
 		fmt.Fprintf(warn, "analyze: warning: %s: %s\n", path, note)

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmstream/xk6-llmstream/internal/recordstest"
-	"github.com/llmstream/xk6-llmstream/model"
-	"github.com/llmstream/xk6-llmstream/records"
+	"github.com/llmstream/xk6-llmstream/internal/records"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
+	"github.com/llmstream/xk6-llmstream/internal/testkit/recordstest"
 )
 
 // TestRead: two files (one gzipped) are one population; failed and warm-up
@@ -62,7 +62,7 @@ func TestReadBadInput(t *testing.T) {
 		{corrupt, corrupt + ": line 3"},
 	} {
 		_, err := Read([]string{good, c.path}, &strings.Builder{})
-		var ie *model.InputError
+		var ie *rundata.InputError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ie) {
 			t.Errorf("%s: error %v, want an input error containing %q", c.path, err, c.want)
 		}

@@ -20,7 +20,7 @@ OUT=${OUT:-nightly}
 LABEL=${LABEL:-${MODEL_VERSION:-$(git rev-parse --short HEAD 2>/dev/null || date -u +%Y-%m-%d)}}
 
 mkdir -p "$(dirname "$HISTORY")" "$OUT"
-go build -o bin/ ./cmd/xk6-llmstream ./cmd/analyze
+go build -o bin/ ./xk6-llmstream ./analyze
 
 # 1. The test. Same script, same prompts, same concurrency every night:
 #    only then is a trend a trend.

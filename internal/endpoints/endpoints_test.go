@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/llmstream/xk6-llmstream/internal/endpoints"
-	"github.com/llmstream/xk6-llmstream/stream"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
 // TestEngineKnowsEveryEndpoint: the engine's dialect detection names each

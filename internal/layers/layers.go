@@ -56,29 +56,29 @@ type Place struct {
 var Packages = map[string]Place{
 	"internal/endpoints": {Util, 0}, "internal/filelock": {Util, 0}, "internal/input": {Util, 0}, "internal/gemini": {Util, 0}, "internal/histogram": {Util, 0},
 	"internal/numfmt": {Util, 0}, "internal/redact": {Util, 0}, "internal/truncate": {Util, 0},
-	"internal/version": {Util, 0}, "js": {Util, 0},
+	"internal/version": {Util, 0}, "xk6-llmstream/js": {Util, 0},
 
-	"records": {Core, 0}, "stats": {Core, 0}, "k6json": {Core, 0}, "loadgen": {Core, 0},
-	"metrics": {Core, 1}, "compare": {Core, 1},
-	"model": {Core, 2}, "shape": {Core, 2}, "check": {Core, 2},
-	"result": {Core, 3},
+	"internal/records": {Core, 0}, "internal/stats": {Core, 0}, "internal/k6json": {Core, 0}, "internal/headroom": {Core, 0},
+	"internal/metrics": {Core, 1}, "internal/compare": {Core, 1},
+	"internal/rundata": {Core, 2}, "internal/shape": {Core, 2}, "internal/thresholds": {Core, 2},
+	"internal/result": {Core, 3},
 
-	"stream": {Engine, 0}, "workload": {Engine, 0}, "serverstats": {Engine, 0},
-	"mockllm": {Engine, 1}, "helper": {Engine, 1},
-	"runner":    {Engine, 2},
-	"calibrate": {Engine, 3},
+	"xk6-llmstream/stream": {Engine, 0}, "xk6-llmstream/workload": {Engine, 0}, "xk6-llmstream/serverstats": {Engine, 0},
+	"xk6-llmstream/mockllm": {Engine, 1}, "xk6-llmstream/helper": {Engine, 1},
+	"xk6-llmstream/runner":    {Engine, 2},
+	"xk6-llmstream/calibrate": {Engine, 3},
 
-	"sweep": {Sweep, 0},
+	"xk6-llmstream/sweep": {Sweep, 0},
 
 	"analyze/cli": {Analyze, 0}, "analyze/plot": {Analyze, 0}, "analyze/definitions": {Analyze, 0}, "analyze/tail": {Analyze, 0},
 	"analyze/history": {Analyze, 0},
 	"analyze/figures": {Analyze, 1}, "analyze/output": {Analyze, 1},
 	"analyze/report": {Analyze, 2},
 
-	"internal/k6sim": {Harness, 0}, "internal/recordstest": {Harness, 0},
-	"internal/moduletest": {Harness, 1}, "internal/bench": {Harness, 1},
+	"internal/testkit/k6sim": {Harness, 0}, "internal/testkit/recordstest": {Harness, 0},
+	"internal/testkit/moduletest": {Harness, 1}, "internal/testkit/bench": {Harness, 1},
 
-	"cmd/xk6-llmstream": {Main, 0}, "cmd/analyze": {Main, 0},
+	"xk6-llmstream": {Main, 0}, "analyze": {Main, 0},
 	"e2e": {Main, 0}, "deploy": {Main, 0}, "docs": {Main, 0}, "scripts": {Main, 0}, "scripts/demo": {Main, 0}, "types": {Main, 0},
 	"internal/layers": {Main, 0},
 }
@@ -87,7 +87,7 @@ var Packages = map[string]Place{
 // named packages of the module may import.
 var External = map[string][]string{
 	// Plotting is analyze's: the k6-side binary links none of it.
-	"gonum.org/v1/plot": {"analyze/plot", "analyze/figures", "cmd/analyze"},
+	"gonum.org/v1/plot": {"analyze/plot", "analyze/figures", "analyze"},
 }
 
 // Violation is one forbidden import.

@@ -72,7 +72,7 @@ func TestModuleImportGraph(t *testing.T) {
 // links: plotting is analyze's. (That k6 is never linked, .ci/run checks
 // over the whole tree.)
 func TestK6SideBinaryLinksNoPlotting(t *testing.T) {
-	deps := goList(t, "-deps", "./cmd/xk6-llmstream")
+	deps := goList(t, "-deps", "./xk6-llmstream")
 	for _, d := range deps {
 		if strings.HasPrefix(d, "gonum.org/v1/plot") {
 			t.Errorf("the xk6-llmstream binary links %s", d)
@@ -88,11 +88,11 @@ func TestK6SideBinaryLinksNoPlotting(t *testing.T) {
 func TestCheckReportsForbiddenEdges(t *testing.T) {
 	m := func(rel string) string { return Module + "/" + rel }
 	clean := map[string][]string{
-		m("stats"):        {"math"},
-		m("model"):        {m("stats"), m("k6json"), m("records")},
-		m("mockllm"):      {m("workload"), m("internal/endpoints")},
-		m("analyze/plot"): {m("stats"), "gonum.org/v1/plot/vg"},
-		m("sweep"):        {m("result"), m("runner")},
+		m("internal/stats"):        {"math"},
+		m("internal/rundata"):      {m("internal/stats"), m("internal/k6json"), m("internal/records")},
+		m("xk6-llmstream/mockllm"): {m("xk6-llmstream/workload"), m("internal/endpoints")},
+		m("analyze/plot"):          {m("internal/stats"), "gonum.org/v1/plot/vg"},
+		m("xk6-llmstream/sweep"):   {m("internal/result"), m("xk6-llmstream/runner")},
 	}
 	if v := Check(clean); len(v) != 0 {
 		t.Fatalf("a clean graph reports %v", v)
@@ -100,11 +100,11 @@ func TestCheckReportsForbiddenEdges(t *testing.T) {
 	for _, c := range []struct {
 		from, to, want string
 	}{
-		{"stats", m("analyze/plot"), "layer core may not import layer analyze"},
-		{"model", m("result"), "inside layer core, rank 2 may import only lower ranks (this is rank 3)"},
-		{"mockllm", m("helper"), "inside layer engine, rank 1 may import only lower ranks (this is rank 1)"},
-		{"sweep", "gonum.org/v1/plot/plotter", "only [analyze/plot analyze/figures cmd/analyze] may import gonum.org/v1/plot"},
-		{"stats", m("cmd/analyze"), "nothing imports a binary"},
+		{"internal/stats", m("analyze/plot"), "layer core may not import layer analyze"},
+		{"internal/rundata", m("internal/result"), "inside layer core, rank 2 may import only lower ranks (this is rank 3)"},
+		{"xk6-llmstream/mockllm", m("xk6-llmstream/helper"), "inside layer engine, rank 1 may import only lower ranks (this is rank 1)"},
+		{"xk6-llmstream/sweep", "gonum.org/v1/plot/plotter", "only [analyze/plot analyze/figures analyze] may import gonum.org/v1/plot"},
+		{"internal/stats", m("analyze"), "nothing imports a binary"},
 	} {
 		g := map[string][]string{}
 		for k, v := range clean {

@@ -4,7 +4,7 @@
 // Version and Commit may be set at link time:
 //
 //	go build -ldflags "-X github.com/llmstream/xk6-llmstream/internal/version.Version=0.2.0 \
-//	  -X github.com/llmstream/xk6-llmstream/internal/version.Commit=$(git rev-parse HEAD)" ./cmd/xk6-llmstream ./cmd/analyze
+//	  -X github.com/llmstream/xk6-llmstream/internal/version.Commit=$(git rev-parse HEAD)" ./xk6-llmstream ./analyze
 //
 // Otherwise the commit comes from the build information Go embeds when it builds
 // in a git checkout (vcs.revision; not with -buildvcs=false), and a binary

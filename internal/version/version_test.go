@@ -47,25 +47,25 @@ func TestFromBuildInfo(t *testing.T) {
 }
 
 // TestVersionMatchesModule: the binaries and llmstream.js carry one version.
-// The value lives in js/lib/version.js (the Client sends it with every
+// The value lives in xk6-llmstream/js/lib/version.js (the Client sends it with every
 // request); the entry re-exports it.
 func TestVersionMatchesModule(t *testing.T) {
-	src, err := os.ReadFile("../../js/lib/version.js")
+	src, err := os.ReadFile("../../xk6-llmstream/js/lib/version.js")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`export const VERSION = '([^']+)'`).FindSubmatch(src)
 	if m == nil {
-		t.Fatal("js/lib/version.js exports no VERSION = '...'")
+		t.Fatal("xk6-llmstream/js/lib/version.js exports no VERSION = '...'")
 	}
 	if string(m[1]) != Version {
-		t.Errorf("js/lib/version.js VERSION %q, version.Version %q: they must match", m[1], Version)
+		t.Errorf("xk6-llmstream/js/lib/version.js VERSION %q, version.Version %q: they must match", m[1], Version)
 	}
-	entry, err := os.ReadFile("../../js/llmstream.js")
+	entry, err := os.ReadFile("../../xk6-llmstream/js/llmstream.js")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`(?m)^export \{ VERSION \} from './lib/version.js';$`).Match(entry) {
-		t.Error("js/llmstream.js does not re-export VERSION from './lib/version.js'")
+		t.Error("xk6-llmstream/js/llmstream.js does not re-export VERSION from './lib/version.js'")
 	}
 }

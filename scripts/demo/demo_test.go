@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/runner"
-	"github.com/llmstream/xk6-llmstream/stats"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 )
 
 // TestDemoDecides runs the README's main job as a user does — `xk6-llmstream
@@ -127,9 +127,9 @@ func buildAnalyze(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatalf("building analyze needs the go command on PATH: %v", err)
 	}
-	cmd := exec.Command(gobin, "build", "-o", bin, "../../cmd/analyze")
+	cmd := exec.Command(gobin, "build", "-o", bin, "../../analyze")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ../../cmd/analyze: %v\n%s", err, b)
+		t.Fatalf("go build ../../analyze: %v\n%s", err, b)
 	}
 	return bin
 }

@@ -1,7 +1,7 @@
 // k6 memory of a dataset in every VU, for BenchmarkK6Memory: MODE=shared
 // loads it with Dataset (one SharedArray per process), MODE=plain parses it
 // into an ordinary array in every VU's init context.
-import { Dataset } from '../../js/llmstream.js';
+import { Dataset } from '../../xk6-llmstream/js/llmstream.js';
 
 const shared = __ENV.MODE === 'shared' ? new Dataset(__ENV.DATASET) : null;
 const plain = __ENV.MODE === 'plain'

@@ -1,7 +1,7 @@
 // The arrivals() gap generator alone, for arrivals_test.go: for each case and
 // seed, prints the first KS_N gaps (ms) and their mean (the mean of RATE_N
 // gaps for each case's first seed).
-import { prng, gammaSampler } from '../../js/llmstream.js';
+import { prng, gammaSampler } from '../../xk6-llmstream/js/llmstream.js';
 
 export default function () {
   const cases = JSON.parse(__ENV.CASES);

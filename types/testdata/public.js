@@ -1,7 +1,7 @@
 // What llmstream.js exposes at run time, printed for types_test.go to hold
 // against llmstream.d.ts: the module's exports and, for each class, the public
 // fields of an instance and the methods and getters of its prototype.
-import * as llmstream from '../../js/llmstream.js';
+import * as llmstream from '../../xk6-llmstream/js/llmstream.js';
 
 const client = new llmstream.Client({
   baseURL: 'http://127.0.0.1:9/v1',

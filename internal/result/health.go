@@ -1,0 +1,160 @@
+package result
+
+import (
+	"fmt"
+
+	"github.com/llmstream/xk6-llmstream/internal/headroom"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
+)
+
+// The metrics of the instrument's own health and of prompt caching, as
+// llmstream.js and the helper emit them.
+const (
+	ClientLagMetric   = "llm_client_lag"          // Trend, ms: how late the client path itself was
+	ZeroGapsMetric    = "llm_itl_zero_gaps"       // Counter: ITL gaps that were exactly 0 (events of one read); earlier releases wrote a Rate, one sample per gap
+	ITLMetric         = "llm_itl"                 // Trend, ms
+	InputTokensMetric = "llm_input_tokens"        // Counter
+	CachedInputMetric = "llm_cached_input_tokens" // Counter: the input tokens served from the cache
+)
+
+// LimitedByLoadGenerator applies the one rule of the load-generator warning
+// (loadgen, which the helper's health and so the runner's warning
+// apply too, to the same samples) to a client lag p99 and an ITL p50 in
+// milliseconds (≤ 0 or NaN when unknown: the lag is judged alone), over n
+// lag samples. why says which bound was passed, or why there is no verdict.
+func LimitedByLoadGenerator(lagP99, itlP50 float64, n int64) (limited bool, why string) {
+	if !(itlP50 > 0) {
+		itlP50 = 0
+	}
+	return headroom.Judge(lagP99, itlP50, int(n))
+}
+
+// clientHealth fills the summary's client health, one entry per group with
+// a client lag or zero-gap series. When the load generator limits the
+// results (the rule has a verdict: enough lag samples) and alert is set
+// (llm_client_lag is selected), it also warns and alerts; otherwise the
+// verdict is the health entry's alone.
+func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
+	groups := map[string]*Health{}
+	var order []string
+	get := func(s *rundata.Series) *Health {
+		h := groups[s.Group.Key]
+		if h == nil {
+			h = &Health{Label: s.Group.Key, Labels: s.Group.LabelMap()}
+			groups[s.Group.Key] = h
+			order = append(order, s.Group.Key)
+		}
+		return h
+	}
+	for _, s := range d.Series(ClientLagMetric) {
+		if s.Trend != nil && s.Count() > 0 {
+			h := get(s)
+			h.LagCount = s.Count()
+			h.LagP99 = F64(p(s, 99))
+		}
+	}
+	zeros := map[string]float64{} // the Counter form's zero gaps, by group
+	for _, s := range d.Series(ZeroGapsMetric) {
+		switch {
+		case s.Counter != nil:
+			get(s)
+			zeros[s.Group.Key] = s.Counter.Sum
+		case s.Rate != nil && s.Count() > 0: // the Rate form: the share itself
+			h := get(s)
+			h.ZeroGapShare, h.Gaps = F64(s.Rate.Value()), s.Count()
+		}
+	}
+	for _, s := range d.Series(ITLMetric) {
+		h := groups[s.Group.Key]
+		if h == nil || s.Trend == nil || s.Count() == 0 {
+			continue
+		}
+		h.ITLP50 = F64(p(s, 50))
+		if h.ZeroGapShare == nil { // the Counter form, or no zero gap at all
+			h.ZeroGapShare, h.Gaps = F64(zeros[s.Group.Key]/float64(s.Count())), s.Count()
+		}
+	}
+	for _, k := range order {
+		h := groups[k]
+		if h.LagP99 != nil {
+			itl := -1.0
+			if h.ITLP50 != nil {
+				itl = *h.ITLP50
+			}
+			var why string
+			h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl, h.LagCount)
+			switch {
+			case h.Limited:
+				h.Warning = headroom.Warning + ": " + why
+				if alert {
+					w := fmt.Sprintf("%s%s: %s", ClientLagMetric, rundata.GroupSuffix(k), h.Warning)
+					rep.Warnings, rep.Alerts = append(rep.Warnings, w), append(rep.Alerts, w)
+				}
+			case why != "":
+				h.NoVerdict = why
+			}
+		}
+		rep.Health = append(rep.Health, *h)
+	}
+}
+
+// p is k6's p(N) of a Trend series.
+func p(s *rundata.Series, n float64) float64 {
+	v, _ := stats.Percentile(s.Trend.Sorted(), n)
+	return v
+}
+
+// cacheHits fills the share of input tokens served from the cache, per
+// group that has both counters.
+func (rep *Summary) cacheHits(d *rundata.Data) {
+	inputs := map[string]*rundata.Series{}
+	for _, s := range d.Series(InputTokensMetric) {
+		inputs[s.Group.Key] = s
+	}
+	for _, s := range d.Series(CachedInputMetric) {
+		in := inputs[s.Group.Key]
+		if s.Counter == nil || in == nil || in.Counter == nil {
+			continue
+		}
+		c := CacheHit{Label: s.Group.Key, Labels: s.Group.LabelMap(), Cached: s.Counter.Sum, Input: in.Counter.Sum}
+		if c.Input > 0 {
+			c.Share = F64(c.Cached / c.Input)
+		}
+		rep.CacheHits = append(rep.CacheHits, c)
+	}
+}
+
+// Health is the client path's health in one group: how late the client
+// itself was, and the share of ITL gaps that were exactly 0.
+type Health struct {
+	Label  string            `json:"label"`
+	Labels map[string]string `json:"labels"`
+	// LagP99 is k6's p(99) of llm_client_lag (ms), over LagCount samples.
+	LagP99   *float64 `json:"lag_p99"`
+	LagCount int64    `json:"lag_count"`
+	// ZeroGapShare is the share of the Gaps llm_itl gaps that were exactly 0:
+	// llm_itl_zero_gaps' sum over llm_itl's count (or, in files written
+	// before it became a Counter, its rate).
+	ZeroGapShare *float64 `json:"zero_gap_share"`
+	Gaps         int64    `json:"gaps"`
+	// ITLP50 is the group's llm_itl p(50) (ms), when it was read.
+	ITLP50 *float64 `json:"itl_p50"`
+	// Limited is LimitedByLoadGenerator's verdict; Warning says why.
+	// NoVerdict, when set, says why the rule gave none (too few lag
+	// samples): Limited is then false, and the health is not known to be
+	// ok either. Added within v1.
+	Limited   bool   `json:"limited"`
+	Warning   string `json:"warning,omitempty"`
+	NoVerdict string `json:"no_verdict,omitempty"`
+}
+
+// CacheHit is the share of a group's input tokens served from the prompt
+// cache: llm_cached_input_tokens / llm_input_tokens (null without input).
+type CacheHit struct {
+	Label  string            `json:"label"`
+	Labels map[string]string `json:"labels"`
+	Cached float64           `json:"cached_input_tokens"`
+	Input  float64           `json:"input_tokens"`
+	Share  *float64          `json:"share"`
+}

@@ -1,0 +1,188 @@
+package calibrate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/endpoints"
+	"github.com/llmstream/xk6-llmstream/internal/redact"
+	"github.com/llmstream/xk6-llmstream/internal/stats"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
+)
+
+// ProbeConfig is a short probe of the real endpoint, to shape the mock like
+// it: a few streamed requests, one after the other.
+type ProbeConfig struct {
+	// BaseURL is the API's base URL, with or without /v1 (LLM_BASE_URL).
+	BaseURL string
+	// APIKey is sent as the dialect's key header; it never appears in any
+	// output or error.
+	APIKey string
+	// Model and API (openai-chat, openai-completions or anthropic-messages;
+	// "" is openai-chat) are the requests'; MaxTokens caps each answer.
+	Model, API string
+	MaxTokens  int
+	// Requests is how many requests to send (at least 1).
+	Requests int
+	// Prompt is the user message (the prompt for openai-completions).
+	Prompt string
+	// Client streams the requests (nil: a new stream.Client).
+	Client *stream.Client
+}
+
+// ProbePrompt is the probe's user message.
+const ProbePrompt = "Explain in three sentences why time to first token matters for chat."
+
+// Probed is what a probe measured: the medians (k6's p(50)) the mock takes,
+// over Requests answers from URL (redacted).
+type Probed struct {
+	TTFT         time.Duration // median TTFT
+	ITL          time.Duration // median of every gap of every answer
+	OutputTokens int           // median answer length
+	Requests     int
+	URL          string
+}
+
+func (p Probed) String() string {
+	return fmt.Sprintf("probe of %s: %d requests, TTFT p50 %.2f ms, ITL p50 %.2f ms, %d output tokens p50",
+		p.URL, p.Requests, ms64(p.TTFT), ms64(p.ITL), p.OutputTokens)
+}
+
+// Over is the mock's shape from the probe, but with the flags' figures
+// where the user set them.
+func (p Probed) Over(flags MockShape, ttftSet, itlSet, tokensSet bool) MockShape {
+	out := MockShape{TTFT: p.TTFT, ITL: p.ITL, OutputTokens: p.OutputTokens, From: p.String()}
+	if ttftSet {
+		out.TTFT = flags.TTFT
+	}
+	if itlSet {
+		out.ITL = flags.ITL
+	}
+	if tokensSet {
+		out.OutputTokens = flags.OutputTokens
+	}
+	if ttftSet || itlSet || tokensSet {
+		out.From += " (and flags)"
+	}
+	return out
+}
+
+func ms64(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// probeAPIs are the dialects a probe can shape a body for.
+var probeAPIs = []string{"openai-chat", "openai-completions", "anthropic-messages"}
+
+// Probe sends the probe's requests and returns the target's shape. A failed
+// request fails the probe, with its kind and (redacted) message: a shape from
+// the requests that happened to succeed would not be the target's.
+func Probe(ctx context.Context, pc ProbeConfig) (Probed, error) {
+	api := pc.API
+	if api == "" {
+		api = "openai-chat"
+	}
+	if !slices.Contains(probeAPIs, api) {
+		return Probed{}, fmt.Errorf("probe: API %q: want one of %s", api, strings.Join(probeAPIs, ", "))
+	}
+	if pc.Requests < 1 || pc.MaxTokens < 1 {
+		return Probed{}, fmt.Errorf("probe: want at least 1 request and max tokens ≥ 1, got %d and %d", pc.Requests, pc.MaxTokens)
+	}
+	target, err := probeURL(pc.BaseURL, api)
+	if err != nil {
+		return Probed{}, err
+	}
+	shown := redact.URL(target)
+	body, err := probeBody(api, pc)
+	if err != nil {
+		return Probed{}, err
+	}
+	header := http.Header{"Content-Type": {"application/json"}}
+	if pc.APIKey != "" {
+		if api == "anthropic-messages" {
+			header.Set("x-api-key", pc.APIKey)
+		} else {
+			header.Set("Authorization", "Bearer "+pc.APIKey)
+		}
+	}
+	if api == "anthropic-messages" {
+		header.Set("anthropic-version", endpoints.AnthropicVersion)
+	}
+	c := pc.Client
+	if c == nil {
+		c = stream.NewClient()
+	}
+	recs := make([]*stream.Record, 0, pc.Requests)
+	for i := range pc.Requests {
+		rec := c.Do(ctx, &stream.Request{URL: target, Dialect: stream.Dialect(api), Header: header, Body: body})
+		if rec.Err != nil {
+			return Probed{}, fmt.Errorf("probe: request %d of %d to %s failed (%s): %s", i+1, pc.Requests, shown, rec.Err.Kind, rec.Err.Message)
+		}
+		recs = append(recs, rec)
+	}
+	return probedOf(recs, shown)
+}
+
+// probedOf is the shape of the probe's answers from url: the median TTFT,
+// the median of every gap of every answer and the median length.
+func probedOf(recs []*stream.Record, url string) (Probed, error) {
+	var ttfts, gaps []time.Duration
+	var lengths []int
+	for i, rec := range recs {
+		if rec.OutputTokens < 1 {
+			return Probed{}, fmt.Errorf("probe: request %d of %d to %s streamed no text", i+1, len(recs), url)
+		}
+		ttfts = append(ttfts, rec.TTFT)
+		gaps = append(gaps, rec.ITL...)
+		lengths = append(lengths, rec.OutputTokens)
+	}
+	if len(gaps) == 0 {
+		return Probed{}, fmt.Errorf("probe: the answers from %s had one text event each: no inter-token gap to measure (raise max tokens)", url)
+	}
+	p := Probed{TTFT: median(ttfts), ITL: median(gaps), OutputTokens: median(lengths), Requests: len(recs), URL: url}
+	if p.ITL <= 0 {
+		return Probed{}, fmt.Errorf("probe: the median gap between text events from %s was 0 (answers arrive in one read): no ITL to shape the mock with", url)
+	}
+	return p, nil
+}
+
+// probeURL is the dialect's endpoint under base, which may end in /v1.
+func probeURL(base, api string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("probe: LLM_BASE_URL %s: want an http or https URL", redact.URL(base))
+	}
+	ep, _ := endpoints.Of(api)
+	return strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1") + ep.Path, nil
+}
+
+// probeBody is the request body of the probe's API.
+func probeBody(api string, pc ProbeConfig) ([]byte, error) {
+	b := map[string]any{"max_tokens": pc.MaxTokens}
+	if pc.Model != "" {
+		b["model"] = pc.Model
+	}
+	if api == "openai-completions" {
+		b["prompt"] = pc.Prompt
+	} else {
+		b["messages"] = []map[string]string{{"role": "user", "content": pc.Prompt}}
+	}
+	return json.Marshal(b)
+}
+
+// median is k6's p(50) of xs (the project's one percentile, stats.Percentile),
+// rounded to a whole T.
+func median[T int | time.Duration](xs []T) T {
+	s := make([]float64, len(xs))
+	for i, x := range xs {
+		s[i] = float64(x)
+	}
+	slices.Sort(s)
+	v, _ := stats.Percentile(s, 50)
+	return T(math.Round(v))
+}

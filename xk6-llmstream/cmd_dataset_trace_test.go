@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDatasetFromTraces: every trace format through the command gives
+// entries with their send times; skipped requests are named; trace-only
+// flags are refused elsewhere.
+func TestDatasetFromTraces(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file, format string
+		n            int
+		note         string
+	}{
+		{"mooncake.jsonl", "mooncake", 5, ""},
+		{"bailian.jsonl", "bailian", 4, ""},
+		{"burstgpt.csv", "burstgpt", 3, "skipped 1 trace requests with no input or no output tokens, first: workload/testdata/trace/burstgpt.csv:3"},
+		{"azure.csv", "azure", 3, ""},
+	} {
+		out, stderr, err := runDatasetT(t, "--input", "workload/testdata/trace/"+c.file, "--format", c.format)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		es := readEntries(t, out)
+		if len(es) != c.n || !strings.Contains(stderr, c.note) {
+			t.Errorf("%s: %d entries, stderr %q; want %d and %q", c.file, len(es), stderr, c.n, c.note)
+		}
+		for i, e := range es {
+			if e.AtMS == nil || (i > 0 && *e.AtMS < *es[i-1].AtMS) {
+				t.Errorf("%s: entry %d at_ms %v", c.file, i+1, e.AtMS)
+			}
+		}
+	}
+	// Only the first --requests; --block-tokens 0 ignores hash_ids.
+	out, _, err := runDatasetT(t, "--input", "workload/testdata/trace/mooncake.jsonl", "--format", "mooncake", "--requests", "2", "--block-tokens", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es := readEntries(t, out); len(es) != 2 || es[0].PrefixTokens != 0 {
+		t.Errorf("--requests 2 --block-tokens 0: %d entries, prefix %d", len(es), es[0].PrefixTokens)
+	}
+	if _, _, err := runDatasetT(t, "--input", "workload/testdata/trace/burstgpt.csv", "--format", "csv", "--block-tokens", "16"); err == nil || !strings.Contains(err.Error(), "--block-tokens applies to request traces") {
+		t.Errorf("--block-tokens without a trace: %v", err)
+	}
+}
