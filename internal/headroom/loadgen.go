@@ -1,8 +1,16 @@
-// Package loadgen holds the one rule that says when a run's timings are
-// limited by the load generator rather than by the LLM: the helper's health
-// summary (and so the runner's end-of-run warning) and analyze's summary both
-// apply it, to the same statistic of the same samples: k6's p(99) of
-// llm_client_lag, one sample per request.
+// Package headroom holds the one rule that says when a run's timings may be
+// limited by the load generator rather than by the LLM: run's end-of-run
+// warning, analyze's summary and the sweep's levels all apply it, to the same
+// statistic of the same samples.
+//
+// The statistic is the median of llm_client_lag, one sample per request: the
+// p99 of the lags of the helper's loopback probes while the request ran (read
+// time − write time, taken the way the stream reader takes an event's time).
+// Its median estimates the p99 of what the machine added to the events the
+// streams read, the figure calibrate measures against the mock's ground truth
+// (docs/calibrate.md, "The load-generator rule"). Where the machine's idle
+// CPU share is known (run and the sweep, on Linux), a machine with almost no
+// idle CPU is judged limited too.
 package headroom
 
 import (
@@ -11,44 +19,55 @@ import (
 	"time"
 )
 
-// The documented bound: results are limited by the load generator when the
-// client lag's p99 is above MaxLag, or above MaxLagShareOfITL of the ITL's p50.
+// The documented bounds: results may be limited by the load generator when
+// the median request's probe-lag p99 is above MaxLag, or when the machine's
+// CPUs were less than MinIdle idle while k6 ran.
 const (
-	MaxLag           = time.Millisecond
-	MaxLagShareOfITL = 0.10
+	MaxLag  = time.Millisecond
+	MinIdle = 0.10
 )
 
-// Warning is what the runner and analyze say when Judge finds a run limited.
-// It says "may": the lag Judge reads is the canary's, each request's worst
-// timer lateness, which calibrate's ground truth showed far above the
-// client's real error on a quiet machine (docs/calibrate.md); calibrate
-// measures it.
+// Warning is what run, analyze and the sweep say when Judge finds a run
+// limited. It says "may": the probes estimate the client's error; calibrate
+// measures it against ground truth.
 const Warning = "results may be limited by the load generator"
 
+// Doc is where the rule and what to do about it are explained.
+const Doc = "docs/calibrate.md#the-load-generator-rule"
+
 // MinSamples is the number of llm_client_lag samples (requests) the rule
-// needs before it says anything. Below 100 samples, k6's p(99) is the largest
-// sample or an interpolation toward it: the figure would be one request's bad
-// luck (a first connection, a GC pause), not the machine's state. At 100 the
-// p(99) rests on the second-largest sample.
+// needs before it says anything: a median of fewer would be a handful of
+// requests' luck (a first connection, a GC pause), not the machine's state.
 const MinSamples = 100
 
-// Judge applies the bound to a client lag p99 and an ITL p50 in milliseconds
-// (≤ 0 when unknown: the lag is then judged alone), over n lag samples.
-// why says which bound was passed, or, with too few samples, that there is
-// no verdict and how many samples there were.
-func Judge(lagP99MS, itlP50MS float64, n int) (limited bool, why string) {
-	if n < MinSamples {
-		return false, fmt.Sprintf("no load-generator verdict: %d client lag sample(s), the rule needs %d", n, MinSamples)
+// Signals are what a run shows of its load generator's state.
+type Signals struct {
+	// ClientLagP50MS is k6's p(50) of llm_client_lag, in ms, over Samples
+	// requests.
+	ClientLagP50MS float64
+	Samples        int
+	// CPUIdle is the machine's idle CPU share (0..1) while k6 ran; nil when
+	// unknown (analyze reads k6's output alone).
+	CPUIdle *float64
+}
+
+// Judge applies the bounds to s. why says which bound was passed, in one
+// short clause, or, with too few samples, that there is no verdict and why.
+func Judge(s Signals) (limited bool, why string) {
+	if s.CPUIdle != nil && *s.CPUIdle < MinIdle {
+		return true, fmt.Sprintf("the CPUs were %.0f%% idle while k6 ran (under %.0f%%)", 100**s.CPUIdle, 100*MinIdle)
 	}
-	switch {
-	case lagP99MS > ms(MaxLag):
-		return true, fmt.Sprintf("client lag p99 %s ms (%d requests) is above %s ms", fmtMS(lagP99MS), n, fmtMS(ms(MaxLag)))
-	case itlP50MS > 0 && lagP99MS > MaxLagShareOfITL*itlP50MS:
-		return true, fmt.Sprintf("client lag p99 %s ms (%d requests) is above %g%% of the ITL p50 (%s ms)",
-			fmtMS(lagP99MS), n, 100*MaxLagShareOfITL, fmtMS(itlP50MS))
+	if s.Samples < MinSamples {
+		return false, fmt.Sprintf("no load-generator verdict: %d client lag sample(s), the rule needs %d", s.Samples, MinSamples)
+	}
+	if s.ClientLagP50MS > ms(MaxLag) {
+		return true, fmt.Sprintf("client lag p50 %s ms over %d requests is above %s ms", fmtMS(s.ClientLagP50MS), s.Samples, fmtMS(ms(MaxLag)))
 	}
 	return false, ""
 }
+
+// Line is the warning's one line: Warning, why, and where to read more.
+func Line(why string) string { return Warning + ": " + why + " (" + Doc + ")" }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

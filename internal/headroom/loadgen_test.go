@@ -3,30 +3,43 @@ package headroom
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestJudge(t *testing.T) {
 	t.Parallel()
+	idle := func(v float64) *float64 { return &v }
 	for _, c := range []struct {
-		lag, itl float64
-		n        int
-		want     bool
-		why      string
+		s    Signals
+		want bool
+		why  string
 	}{
-		{0.5, 20, 100, false, ""},
-		{1.5, 20, 100, true, "above 1 ms"},
-		{1.5, 20, 1000, true, "(1000 requests)"},
-		{1, 0, 100, false, ""}, // at the bound is within it
-		{0.3, 2, 100, true, "above 10% of the ITL p50 (2 ms)"},
-		{0.2, 2, 100, false, ""},
-		{0.3, -1, 100, false, ""}, // ITL unknown: the lag alone
-		// Too few samples: never a warning, and the reason says how many.
-		{50, 20, 2, false, "2 client lag sample(s), the rule needs 100"},
-		{50, 20, 99, false, "99 client lag sample(s)"},
+		{Signals{0.5, 100, nil}, false, ""},
+		{Signals{1.5, 100, nil}, true, "client lag p50 1.5 ms over 100 requests is above 1 ms"},
+		{Signals{1, 100, nil}, false, ""}, // at the bound is within it
+		{Signals{0.5, 100, idle(0.84)}, false, ""},
+		{Signals{0.5, 100, idle(0.05)}, true, "the CPUs were 5% idle while k6 ran (under 10%)"},
+		{Signals{0.5, 3, idle(0.02)}, true, "2% idle"}, // a saturated machine needs no sample count
+		// Too few samples: no verdict, and the reason says how many.
+		{Signals{50, 2, nil}, false, "2 client lag sample(s), the rule needs 100"},
+		{Signals{50, 99, idle(0.5)}, false, "99 client lag sample(s)"},
 	} {
-		got, why := Judge(c.lag, c.itl, c.n)
+		got, why := Judge(c.s)
 		if got != c.want || !strings.Contains(why, c.why) || (c.why == "" && why != "") {
-			t.Errorf("Judge(%v, %v, %d) = %v %q, want %v containing %q", c.lag, c.itl, c.n, got, why, c.want, c.why)
+			t.Errorf("Judge(%+v) = %v %q, want %v containing %q", c.s, got, why, c.want, c.why)
+		}
+	}
+}
+
+// TestLineIsShort: the warning's first line stays under 200 characters for
+// the longest reasons the rule gives, and names the page that explains it.
+func TestLineIsShort(t *testing.T) {
+	t.Parallel()
+	for _, s := range []Signals{{123456.789, 10_000_000, nil}, {0.1, 100, func() *float64 { v := 0.0; return &v }()}} {
+		limited, why := Judge(s)
+		line := "warning: " + Line(why)
+		if !limited || utf8.RuneCountInString(line) > 200 || !strings.Contains(line, Doc) {
+			t.Errorf("%d characters, limited %v: %q", utf8.RuneCountInString(line), limited, line)
 		}
 	}
 }

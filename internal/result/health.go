@@ -19,15 +19,11 @@ const (
 )
 
 // LimitedByLoadGenerator applies the one rule of the load-generator warning
-// (loadgen, which the helper's health and so the runner's warning
-// apply too, to the same samples) to a client lag p99 and an ITL p50 in
-// milliseconds (≤ 0 or NaN when unknown: the lag is judged alone), over n
-// lag samples. why says which bound was passed, or why there is no verdict.
-func LimitedByLoadGenerator(lagP99, itlP50 float64, n int64) (limited bool, why string) {
-	if !(itlP50 > 0) {
-		itlP50 = 0
-	}
-	return headroom.Judge(lagP99, itlP50, int(n))
+// (headroom.Judge, which run and the sweep apply too, to the same samples) to
+// the p50 of llm_client_lag in milliseconds over n samples; analyze knows no
+// CPU idle share. why says which bound was passed, or why there is no verdict.
+func LimitedByLoadGenerator(lagP50 float64, n int64) (limited bool, why string) {
+	return headroom.Judge(headroom.Signals{ClientLagP50MS: lagP50, Samples: int(n)})
 }
 
 // clientHealth fills the summary's client health, one entry per group with
@@ -51,7 +47,7 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 		if s.Trend != nil && s.Count() > 0 {
 			h := get(s)
 			h.LagCount = s.Count()
-			h.LagP99 = F64(p(s, 99))
+			h.LagP50, h.LagP99 = F64(p(s, 50)), F64(p(s, 99))
 		}
 	}
 	zeros := map[string]float64{} // the Counter form's zero gaps, by group
@@ -77,16 +73,12 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 	}
 	for _, k := range order {
 		h := groups[k]
-		if h.LagP99 != nil {
-			itl := -1.0
-			if h.ITLP50 != nil {
-				itl = *h.ITLP50
-			}
+		if h.LagP50 != nil {
 			var why string
-			h.Limited, why = LimitedByLoadGenerator(*h.LagP99, itl, h.LagCount)
+			h.Limited, why = LimitedByLoadGenerator(*h.LagP50, h.LagCount)
 			switch {
 			case h.Limited:
-				h.Warning = headroom.Warning + ": " + why
+				h.Warning = headroom.Line(why)
 				if alert {
 					w := fmt.Sprintf("%s%s: %s", ClientLagMetric, rundata.GroupSuffix(k), h.Warning)
 					rep.Warnings, rep.Alerts = append(rep.Warnings, w), append(rep.Alerts, w)
@@ -130,7 +122,9 @@ func (rep *Summary) cacheHits(d *rundata.Data) {
 type Health struct {
 	Label  string            `json:"label"`
 	Labels map[string]string `json:"labels"`
-	// LagP99 is k6's p(99) of llm_client_lag (ms), over LagCount samples.
+	// LagP50 and LagP99 are k6's p(50) and p(99) of llm_client_lag (ms),
+	// over LagCount samples; the rule judges LagP50.
+	LagP50   *float64 `json:"lag_p50,omitempty"`
 	LagP99   *float64 `json:"lag_p99"`
 	LagCount int64    `json:"lag_count"`
 	// ZeroGapShare is the share of the Gaps llm_itl gaps that were exactly 0:

@@ -213,7 +213,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 			oc.Detail = p.redactor.String(oc.Detail)
 		}
 	}
-	if lag, ok := h.canary.maxSince(mark); ok {
+	if lag, ok := h.canary.lagSince(mark); ok {
 		ns := int64(lag)
 		rr.ClientLagNS = &ns
 	}

@@ -216,8 +216,9 @@ func (r *recorderStreamer) Do(context.Context, *stream.Request) *stream.Record {
 	return &c
 }
 
-// fakeClock drives a canary without sleeping: each sleep advances the clock by
-// the interval plus lag (the injected scheduling delay).
+// fakeClock drives a canary without sleeping or a socket: each tick records
+// one probe read lag later than it was written (the injected scheduling
+// delay).
 type fakeClock struct {
 	t   time.Time
 	lag time.Duration
@@ -228,7 +229,8 @@ func (f *fakeClock) sleep(d time.Duration) { f.t = f.t.Add(d + f.lag) }
 func (f *fakeClock) install(c *canary)     { c.now, c.sleep = f.now, f.sleep }
 func (f *fakeClock) ticks(c *canary, n int) {
 	for range n {
-		c.tick()
+		f.t = f.t.Add(c.interval + f.lag)
+		c.record(f.lag)
 	}
 }
 

@@ -1,6 +1,9 @@
 package helper
 
 import (
+	"encoding/binary"
+	"io"
+	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -11,37 +14,69 @@ import (
 )
 
 // The instrument's own health: how late the client path itself is. A canary
-// goroutine sleeps CanaryInterval again and again and measures how much later
-// than asked it wakes up (scheduler and CPU saturation of the machine running
-// k6 and the helper); the helper also counts ITL gaps of exactly zero (events
+// sends itself a probe over a loopback TCP connection every CanaryInterval:
+// the probe holds its write time, and the canary's reader — blocked in a
+// socket read as every stream reader is — takes the time its read returns,
+// once per read, exactly as the stream reader stamps events. Read time minus
+// write time is what the machine (its scheduler, its CPUs, the helper's own
+// runtime) adds to every event a stream reads, the quantity calibrate measures
+// against the mock's ground truth; a timer's lateness is not (an idle Go
+// runtime wakes timers on a millisecond poll, and a machine saturated by other
+// processes delays timer wake-ups far more than socket reads:
+// docs/calibrate.md). The helper also counts ITL gaps of exactly zero (events
 // completed by one socket read, the symptom users see). Each answer carries
-// the worst lateness seen while its stream ran (client_lag_ms) and its zero
+// the p99 of the probe lags seen while its stream ran (client_lag_ms) and its zero
 // gaps; GET /v1/health and Handler.Health summarise the run.
 
-// CanaryInterval is how long the canary sleeps between measurements.
+// CanaryInterval is how often the canary sends a probe while streams run.
 const CanaryInterval = 2 * time.Millisecond
 
-// canaryRing is how many recent canary samples are kept for the answers'
+// canaryRing is how many recent probe lags are kept for the answers'
 // client_lag_ms (16 s at CanaryInterval; a longer stream reports the worst of
 // its last 16 s).
 const canaryRing = 8192
 
-// canary measures scheduling lateness. tick is called by one goroutine only
-// (run); mark, maxSince and wake may be called by any. While no stream runs,
-// run sleeps until wake: an idle helper costs no CPU.
+// canary measures the read lag of probes it sends itself. run writes the
+// probes; one reader goroutine records each probe's lag (record is called by
+// it only); mark, lagSince and wake may be called by any. While no stream
+// runs, run waits for wake: an idle helper costs no CPU.
 type canary struct {
 	interval time.Duration
-	now      func() time.Time
+	now      func() time.Time // the read time of a probe (tests add a delay)
 	sleep    func(time.Duration)
-	busy     func() bool   // streams are running: samples then count in lag
+	busy     func() bool   // streams are running: probes are then sent
 	woken    chan struct{} // a stream started (buffered: a wake is never lost)
+	// open returns the probes' connection: what is written to w is read
+	// from r. A loopback TCP connection (loopbackPair) by default.
+	open func() (r io.ReadCloser, w io.WriteCloser, err error)
+	base time.Time // probes hold their write time as the offset from base
 
 	ticks atomic.Int64
-	ring  [canaryRing]atomic.Int64 // lateness (ns) of tick i at i % canaryRing
+	ring  [canaryRing]atomic.Int64 // lag (ns) of probe i at i % canaryRing
 }
 
 func newCanary(busy func() bool) *canary {
-	return &canary{interval: CanaryInterval, now: time.Now, sleep: time.Sleep, busy: busy, woken: make(chan struct{}, 1)}
+	return &canary{interval: CanaryInterval, now: time.Now, sleep: time.Sleep, busy: busy, woken: make(chan struct{}, 1),
+		open: loopbackPair, base: time.Now()}
+}
+
+// loopbackPair connects two TCP sockets on 127.0.0.1.
+func loopbackPair() (io.ReadCloser, io.WriteCloser, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ln.Close()
+	w, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := ln.Accept()
+	if err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return r, w, nil
 }
 
 // wake tells an idle canary that a stream started.
@@ -52,19 +87,49 @@ func (c *canary) wake() {
 	}
 }
 
-// tick sleeps one interval and records how late it woke up.
-func (c *canary) tick() {
-	start := c.now()
-	c.sleep(c.interval)
-	late := max(c.now().Sub(start)-c.interval, 0)
+// record keeps one probe's lag.
+func (c *canary) record(lag time.Duration) {
 	n := c.ticks.Load()
-	c.ring[n%canaryRing].Store(int64(late))
+	c.ring[n%canaryRing].Store(int64(max(lag, 0)))
 	c.ticks.Store(n + 1)
 }
 
-// run ticks while streams run, and waits for wake while none does, until
-// stop is closed.
+// probeSize is a probe's length: its write time, nanoseconds after base.
+const probeSize = 8
+
+// read records the lag of every probe read from r, until r fails: one clock
+// reading per Read, given to every probe that read completed.
+func (c *canary) read(r io.Reader) {
+	buf := make([]byte, 4096)
+	have := 0
+	for {
+		n, err := r.Read(buf[have:])
+		at := c.now().Sub(c.base)
+		have += n
+		whole := have - have%probeSize
+		for i := 0; i < whole; i += probeSize {
+			c.record(at - time.Duration(binary.LittleEndian.Uint64(buf[i:])))
+		}
+		have = copy(buf, buf[whole:have])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// run sends a probe every interval while streams run, and waits for wake
+// while none does, until stop is closed. Without a connection (open failed)
+// the canary records nothing.
 func (c *canary) run(stop <-chan struct{}) {
+	r, w, err := c.open()
+	if err != nil {
+		<-stop
+		return
+	}
+	readDone := make(chan struct{})
+	go func() { defer close(readDone); c.read(r) }()
+	defer func() { w.Close(); r.Close(); <-readDone }()
+	var probe [probeSize]byte
 	for {
 		if !c.busy() {
 			select {
@@ -77,28 +142,38 @@ func (c *canary) run(stop <-chan struct{}) {
 		case <-stop:
 			return
 		default:
-			c.tick()
+		}
+		c.sleep(c.interval)
+		binary.LittleEndian.PutUint64(probe[:], uint64(time.Since(c.base)))
+		if _, err := w.Write(probe[:]); err != nil {
+			<-stop
+			return
 		}
 	}
 }
 
-// mark is the position to pass to maxSince when a stream starts.
+// mark is the position to pass to lagSince when a stream starts.
 func (c *canary) mark() int64 { return c.ticks.Load() }
 
-// maxSince is the largest lateness of the ticks completed since mark (of the
-// latest tick when none completed since); false when the canary never ticked.
-func (c *canary) maxSince(mark int64) (time.Duration, bool) {
+// lagSince is k6's p(99) of the probe lags recorded since mark (of the latest
+// probe when none was recorded since): an estimate of the p99 of what the
+// machine added to the events the stream read while it ran, the figure
+// calibrate measures against ground truth. false when no probe was ever
+// recorded.
+func (c *canary) lagSince(mark int64) (time.Duration, bool) {
 	n := c.ticks.Load()
 	if n == 0 {
 		return 0, false
 	}
 	from := min(mark, n-1)
 	from = max(from, n-(canaryRing-1))
-	var m int64
+	lags := make([]float64, 0, n-from)
 	for i := from; i < n; i++ {
-		m = max(m, c.ring[i%canaryRing].Load())
+		lags = append(lags, float64(c.ring[i%canaryRing].Load()))
 	}
-	return time.Duration(m), true
+	slices.Sort(lags)
+	p99, _ := stats.Percentile(lags, 99)
+	return time.Duration(p99), true
 }
 
 // lagValues are the llm_client_lag values of the answered requests (warm-up
@@ -151,9 +226,10 @@ type Health struct {
 	ITLZeroGaps  int64    `json:"itl_zero_gaps"`
 	ITLZeroShare *float64 `json:"itl_zero_share"`
 	ITLP50MS     *float64 `json:"itl_p50_ms"`
-	// Limited is loadgen.Judge's verdict on the lag and the ITL p50: the
-	// measurements are then limited by the load generator. Reason says which
-	// bound and by how much, or why there is no verdict.
+	// Limited is headroom.Judge's verdict on the client lag's p50 (the
+	// machine's idle CPU share is the runner's to add): the measurements may
+	// then be limited by the load generator. Reason says which bound and by
+	// how much, or why there is no verdict.
 	Limited bool   `json:"limited"`
 	Reason  string `json:"reason,omitempty"`
 	// SendLagSamples is the number of requests with a scheduled time
@@ -190,11 +266,7 @@ func (h *Handler) Health() Health {
 	p50, _ := stats.Percentile(lags, 50)
 	p99, _ := stats.Percentile(lags, 99)
 	out.LagP50MS, out.LagP99MS, out.LagMaxMS = ptr(p50), ptr(p99), ptr(lags[len(lags)-1])
-	itl := 0.0
-	if hasITL {
-		itl = msFloat(itlP50)
-	}
-	out.Limited, out.Reason = headroom.Judge(p99, itl, len(lags))
+	out.Limited, out.Reason = headroom.Judge(headroom.Signals{ClientLagP50MS: p50, Samples: len(lags)})
 	return out
 }
 

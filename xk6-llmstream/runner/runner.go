@@ -279,27 +279,35 @@ func requests(n int64) string {
 	return fmt.Sprintf("%d requests", n)
 }
 
-// LimitedWarning starts the warning printed at the end of a run whose canary
-// lag passed the bound (helper.Health.Limited): loadgen's.
+// LimitedWarning starts the warning printed at the end of a run that the
+// load-generator rule (headroom.Judge) finds limited.
 const LimitedWarning = "warning: " + headroom.Warning
 
-// reportHealth prints the warning when the instrument's own lag was above the
-// documented bound (loadgen), with the share of zero ITL gaps and the
-// machine's idle CPU share while k6 ran (nil: unknown) — the figure that,
-// against calibrate's ground truth, tells a quiet machine from a saturated
-// one where the canary's p99 does not (docs/calibrate.md).
+// reportHealth applies the load-generator rule to the helper's client lag
+// and the machine's idle CPU share while k6 ran (nil: unknown), and prints the
+// warning when it finds the run limited: a first line of at most 200
+// characters naming the page that explains it, then the figures.
 func reportHealth(h helper.Health, idle *float64, say func(string, ...any)) {
-	if !h.Limited {
+	s := headroom.Signals{Samples: int(h.LagSamples), CPUIdle: idle}
+	if h.LagP50MS != nil {
+		s.ClientLagP50MS = *h.LagP50MS
+	}
+	limited, why := headroom.Judge(s)
+	if !limited {
 		return
 	}
-	zero := ""
-	if h.ITLZeroShare != nil {
-		zero = fmt.Sprintf("; %.1f%% of %d ITL gaps were 0 (events completed by one read)", 100**h.ITLZeroShare, h.ITLGaps)
+	say("warning: %s", headroom.Line(why))
+	figs := fmt.Sprintf("  llm_client_lag over %d requests", h.LagSamples)
+	if h.LagP50MS != nil && h.LagP99MS != nil {
+		figs += fmt.Sprintf(": p50 %.3g ms, p99 %.3g ms", *h.LagP50MS, *h.LagP99MS)
 	}
 	if idle != nil {
-		zero += fmt.Sprintf("; the machine's CPUs were %.0f%% idle while k6 ran", 100**idle)
+		figs += fmt.Sprintf("; CPUs %.0f%% idle while k6 ran", 100**idle)
 	}
-	say("%s: %s%s (llm_client_lag, the figure analyze reports for the same run). Measure this machine's own error at this load with xk6-llmstream calibrate (docs/calibrate.md); if it is the bottleneck, give k6 and the helper more CPU: fewer VUs per machine, or more machines", LimitedWarning, h.Reason, zero)
+	if h.ITLZeroShare != nil {
+		figs += fmt.Sprintf("; %.1f%% of %d ITL gaps were 0", 100**h.ITLZeroShare, h.ITLGaps)
+	}
+	say("%s. xk6-llmstream calibrate measures this machine's error at this load; if it is the bottleneck, run fewer VUs per machine or more machines", figs)
 }
 
 // DegradedWarning starts the warning printed at the end of a run whose

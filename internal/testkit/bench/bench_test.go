@@ -439,7 +439,7 @@ func BenchmarkDeliveryLag(b *testing.B) {
 	}
 	defer hs.Shutdown(context.Background())
 	var k6s []*k6Path
-	for _, mode := range []string{k6All, k6Records, k6Floor} {
+	for _, mode := range []string{k6All, k6Records, k6Floor, k6Plain} {
 		for _, nice := range s.k6Nices {
 			if k := newK6Path(b, mock.url, mode, nice, len(s.k6Nices) > 1); k != nil {
 				k6s = append(k6s, k)
@@ -637,8 +637,42 @@ func printTables(w io.Writer, s settings, all []*result, noK6 bool) {
 			fmt.Fprintf(w, "%d streams: %s: %.0f µs per request%s; %.0f requests per CPU-second\n", n, p, perReq, k6, 1e6/perReq)
 		}
 	}
+	printK6Cost(w, levels, func(n int, p string) *result { return byKey[key{n, p}] })
 	if noK6 {
 		fmt.Fprintln(w, "(k6 path skipped: set K6_BIN to a k6 binary to run llmstream.js through real k6 side by side)")
+	}
+}
+
+// printK6Cost prints, per level, k6's own steady CPU per request on each k6
+// path against the plain post's (k6Plain: the same request, the same pace and
+// concurrency, no module, no helper), and each k6 path's ITL error p99 against
+// the bare client's: what the module and the hop cost k6, and what that does
+// to accuracy.
+func printK6Cost(w io.Writer, levels []int, get func(n int, path string) *result) {
+	for _, n := range levels {
+		plain, bare := get(n, k6Plain), get(n, "bare")
+		if plain == nil || plain.requests == 0 || plain.k6Steady <= 0 {
+			continue
+		}
+		base := float64(plain.k6Steady.Microseconds()) / float64(plain.requests)
+		line := fmt.Sprintf("%d streams: k6 CPU per request: %s %.0f µs", n, k6Plain, base)
+		for _, p := range []string{k6Floor, k6Records, k6All} {
+			if r := get(n, p); r != nil && r.requests > 0 && r.k6Steady > 0 {
+				per := float64(r.k6Steady.Microseconds()) / float64(r.requests)
+				line += fmt.Sprintf("; %s %.0f µs (%.2f×)", p, per, per/base)
+			}
+		}
+		fmt.Fprintln(w, line)
+		if bare == nil || len(bare.itlErr) == 0 {
+			continue
+		}
+		be := Summarize(bare.itlErr).P99
+		for _, p := range []string{k6Records, k6All} {
+			if r := get(n, p); r != nil && len(r.itlErr) > 0 {
+				re := Summarize(r.itlErr).P99
+				fmt.Fprintf(w, "%d streams: ITL error p99 (excess over the mock's schedule): %s %s ms, bare %s ms (%.2f×)\n", n, p, ms(re), ms(be), ratio(re, be))
+			}
+		}
 	}
 }
 

@@ -50,10 +50,14 @@ func (r *recorder) take() []*stream.Record {
 }
 
 // k6Path is path (c): real k6 running llmstream.js against a helper, in one
-// of three modes: k6All (itl: 'all' and --out json, what analyze reads from k6
-// alone), k6Records (itl: 'records', the helper writing --records) or k6Floor
+// of four modes: k6All (itl: 'all' and --out json, what analyze reads from k6
+// alone), k6Records (itl: 'records', the helper writing --records), k6Floor
 // (k6 posts one request made once by the module and reads nothing of the
-// answer: what k6 itself costs per request, the floor under any module).
+// answer: what k6 costs per request to reach the helper) or k6Plain (no
+// module: k6 posts the same chat request, not streamed, straight to the mock,
+// which answers when the stream's last token would be due — a plain post at
+// the same pace and concurrency as the streams, what k6 itself costs per
+// request).
 type k6Path struct {
 	bin, module, mockURL, dir string
 	mode, name                string // name: as the tables show it
@@ -68,6 +72,7 @@ const (
 	k6All     = "k6-all+json"
 	k6Records = "k6-records"
 	k6Floor   = "k6-floor"
+	k6Plain   = "k6-plain"
 )
 
 // newK6Path returns nil (path c skipped) unless K6_BIN is set and the module
@@ -174,6 +179,41 @@ export default async function () {
 }
 `
 
+// k6PlainScript is the k6Plain mode's script: the stagger of k6Script, and a
+// plain http.post of the chat request (stream: false) to the mock, no module.
+const k6PlainScript = `import { sleep } from 'k6';
+import http from 'k6/http';
+import exec from 'k6/execution';
+
+const offsets = %s;
+const perVU = %d;
+
+export const options = {
+  scenarios: { bench: { executor: 'per-vu-iterations', vus: %d, iterations: %d, maxDuration: '30m' } },
+};
+
+const url = __ENV.LLM_BASE_URL + '/v1/chat/completions';
+const body = JSON.stringify({ model: '%s', messages: [{ role: 'user', content: 'Explain TTFT in one sentence.' }], max_tokens: %d, stream: false });
+const params = { headers: { 'Content-Type': 'application/json' }, tags: { name: 'plain' }, timeout: '120s' };
+
+function status(res) {
+  if (res.status !== 200) console.error('request failed: mock answered ' + res.status);
+}
+
+export default async function () {
+  if (exec.vu.iterationInScenario === 0) {
+    const off = offsets[(exec.vu.idInTest - 1) %% offsets.length];
+    if (off > 0) sleep(off);
+  }
+  if (perVU === 1) {
+    status(http.post(url, body, params));
+    return;
+  }
+  const rs = await Promise.all(Array.from({ length: perVU }, () => http.asyncRequest('POST', url, body, params)));
+  rs.forEach(status);
+}
+`
+
 // k6Load is what one k6 run does: vus VUs, each running perVU streams at
 // once per iteration, the first iteration a warm-up, then s.rounds measured.
 type k6Load struct {
@@ -199,6 +239,9 @@ func (k *k6Path) script(b *testing.B, l k6Load, iterations int, name string) str
 		itl = "records"
 	}
 	src := fmt.Sprintf(k6Script, "file://"+filepath.ToSlash(k.module), offsJSON, l.perVU, l.vus, iterations, k.mode == k6Floor, l.s.model, itl, l.s.tokens)
+	if k.mode == k6Plain {
+		src = fmt.Sprintf(k6PlainScript, offsJSON, l.perVU, l.vus, iterations, l.s.model, l.s.tokens)
+	}
 	path := filepath.Join(k.dir, name+".js")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
@@ -249,7 +292,14 @@ func (k *k6Path) run(b *testing.B, l k6Load) *result {
 	if err != nil {
 		r.addError(err.Error())
 	}
-	k.addRecords(r, k.rec.take(), n, l.s)
+	if k.mode == k6Plain {
+		// Nothing reaches the helper: the measured requests are what the
+		// script made after each VU's warm-up iteration.
+		r.requests = n * l.s.rounds
+		k.rec.take()
+	} else {
+		k.addRecords(r, k.rec.take(), n, l.s)
+	}
 	// The warm-up alone: k6's start-up, the VUs' first requests and the
 	// JSON output's opening, as in the run above.
 	startupOut := ""

@@ -74,3 +74,27 @@ func TestPrintTables(t *testing.T) {
 		t.Errorf("slow case not described:\n%s", out.String())
 	}
 }
+
+// TestPrintK6Cost: k6's CPU per request on each path against the plain
+// post's, and the ITL error p99 against the bare client's.
+func TestPrintK6Cost(t *testing.T) {
+	t.Parallel()
+	rs := map[string]*result{
+		k6Plain:   {path: k6Plain, requests: 4, k6Steady: 800 * time.Microsecond},
+		k6Floor:   {path: k6Floor, requests: 4, k6Steady: 1600 * time.Microsecond},
+		k6Records: {path: k6Records, requests: 4, k6Steady: 2000 * time.Microsecond, itlErr: []time.Duration{300 * time.Microsecond}},
+		"bare":    {path: "bare", requests: 4, itlErr: []time.Duration{100 * time.Microsecond}},
+	}
+	var b strings.Builder
+	printK6Cost(&b, []int{50}, func(n int, p string) *result { return rs[p] })
+	want := "50 streams: k6 CPU per request: k6-plain 200 µs; k6-floor 400 µs (2.00×); k6-records 500 µs (2.50×)\n" +
+		"50 streams: ITL error p99 (excess over the mock's schedule): k6-records 0.300 ms, bare 0.100 ms (3.00×)\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	delete(rs, k6Plain)
+	if printK6Cost(&b, []int{50}, func(n int, p string) *result { return rs[p] }); b.Len() != 0 {
+		t.Errorf("without the plain path it printed %q", b.String())
+	}
+}
