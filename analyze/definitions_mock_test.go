@@ -163,7 +163,7 @@ const c = new Client({ baseURL: __ENV.LLM_BASE_URL, apiKey: 'k', model: 'm',
 export default function () { c.chat({ messages: [{ role: 'user', content: 'x' }], max_tokens: 10 }); }
 `, 2, 20)
 	recs := readRecords(t, recFile)
-	apart := 0 // records whose role-only chunk was read before their first text
+	apart := 0               // records whose role-only chunk was read before their first text
 	for _, r := range recs { // the run is what the bar asks for
 		if !r.OK() || r.FirstEventNS == nil || r.TTFTNS == nil || *r.FirstEventNS > *r.TTFTNS {
 			t.Fatalf("record %s: no first event at or before its text (first event %v, ttft %v)", r.ID, r.FirstEventNS, r.TTFTNS)
