@@ -237,11 +237,11 @@ func TestFlagsConfigErrors(t *testing.T) {
 	}
 }
 
-// TestSettingsAreDocumented: docs/mock.md's flags table has a row for each
+// TestSettingsAreDocumented: docs/mock-flags.md's flags table has a row for each
 // setting naming its flag and its profile key.
 func TestSettingsAreDocumented(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "mock.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "mock-flags.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,9 +255,9 @@ func TestSettingsAreDocumented(t *testing.T) {
 	for _, s := range Settings() {
 		row, ok := rows[s.Flag]
 		if !ok {
-			t.Errorf("docs/mock.md's flags table has no row for --%s", s.Flag)
+			t.Errorf("docs/mock-flags.md's flags table has no row for --%s", s.Flag)
 		} else if !strings.Contains(row, "| `"+s.Key+"` |") {
-			t.Errorf("docs/mock.md's row of --%s does not name its profile key `%s`: %s", s.Flag, s.Key, row)
+			t.Errorf("docs/mock-flags.md's row of --%s does not name its profile key `%s`: %s", s.Flag, s.Key, row)
 		}
 	}
 }
