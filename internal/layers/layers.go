@@ -75,7 +75,7 @@ var Packages = map[string]Place{
 	"analyze/figures": {Analyze, 1}, "analyze/output": {Analyze, 1},
 	"analyze/report": {Analyze, 2},
 
-	"internal/testkit/k6sim": {Harness, 0}, "internal/testkit/recordstest": {Harness, 0},
+	"internal/testkit/k6sim": {Harness, 0}, "internal/testkit/recordstest": {Harness, 0}, "internal/testkit/doctable": {Harness, 0},
 	"internal/testkit/moduletest": {Harness, 1}, "internal/testkit/bench": {Harness, 1},
 
 	"xk6-llmstream": {Main, 0}, "analyze": {Main, 0},
