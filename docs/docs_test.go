@@ -221,6 +221,9 @@ func TestRelativeLinksResolve(t *testing.T) {
 	}
 }
 
+// scriptLink is a link to a script of scripts/ in a table cell.
+var scriptLink = regexp.MustCompile(`\]\(scripts/([^/)]+\.js)\)`)
+
 // htmlAnchor is an explicit anchor in a page's HTML: <a id="x"> or <a name="x">.
 var htmlAnchor = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
 
