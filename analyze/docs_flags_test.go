@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,5 +74,46 @@ func TestFlagTablesMatchTheCode(t *testing.T) {
 		if len(extra) > 0 {
 			t.Errorf("%s: the docs' table (%v) lists flags the code lacks: %v", name, sections, extra)
 		}
+	}
+}
+
+// TestExitCodeTableMatchesTheCode: docs/exit-codes.md's rows from analyze list
+// exactly the exit codes main.go declares (its exit… constants).
+func TestExitCodeTableMatchesTheCode(t *testing.T) {
+	consts, err := doctable.ExitCodes("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for v := range consts {
+		code = append(code, strconv.Itoa(v))
+	}
+	docs, err := doctable.ExitCodeRows(filepath.Join("..", "docs", "exit-codes.md"), "analyze", "analyze")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, extra := doctable.Diff(docs, code)
+	if len(missing) > 0 || len(extra) > 0 || len(code) < 3 {
+		t.Errorf("docs/exit-codes.md's analyze rows: codes %v missing, %v extra (main.go declares %v)", missing, extra, consts)
+	}
+}
+
+// TestSubcommandTableMatchesDispatch: docs/commands.md's table of every
+// subcommand names exactly the subcommands analyze dispatches.
+func TestSubcommandTableMatchesDispatch(t *testing.T) {
+	docs, err := doctable.Subcommands(filepath.Join("..", "docs", "commands.md"), "commands", "analyze")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for name := range commands {
+		code = append(code, name)
+	}
+	if d := doctable.Duplicates(docs); len(d) > 0 {
+		t.Errorf("docs/commands.md names these analyze subcommands twice: %v", d)
+	}
+	missing, extra := doctable.Diff(docs, code)
+	if len(missing) > 0 || len(extra) > 0 {
+		t.Errorf("docs/commands.md's table: analyze subcommands %v missing, %v extra", missing, extra)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,5 +92,46 @@ func TestRunHelpListsEveryRunFlag(t *testing.T) {
 	sort.Strings(help)
 	if !slices.Equal(own, help) {
 		t.Errorf("run -h lists %v; run parses %v", help, own)
+	}
+}
+
+// TestExitCodeTableMatchesTheCode: docs/exit-codes.md's rows from xk6-llmstream list
+// exactly the exit codes main.go declares (its exit… constants).
+func TestExitCodeTableMatchesTheCode(t *testing.T) {
+	consts, err := doctable.ExitCodes("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for v := range consts {
+		code = append(code, strconv.Itoa(v))
+	}
+	docs, err := doctable.ExitCodeRows(filepath.Join("..", "docs", "exit-codes.md"), "xk6-llmstream", "xk6-llmstream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, extra := doctable.Diff(docs, code)
+	if len(missing) > 0 || len(extra) > 0 || len(code) < 3 {
+		t.Errorf("docs/exit-codes.md's xk6-llmstream rows: codes %v missing, %v extra (main.go declares %v)", missing, extra, consts)
+	}
+}
+
+// TestSubcommandTableMatchesDispatch: docs/commands.md's table of every
+// subcommand names exactly the subcommands xk6-llmstream dispatches.
+func TestSubcommandTableMatchesDispatch(t *testing.T) {
+	docs, err := doctable.Subcommands(filepath.Join("..", "docs", "commands.md"), "commands", "xk6-llmstream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for name := range commands {
+		code = append(code, name)
+	}
+	if d := doctable.Duplicates(docs); len(d) > 0 {
+		t.Errorf("docs/commands.md names these xk6-llmstream subcommands twice: %v", d)
+	}
+	missing, extra := doctable.Diff(docs, code)
+	if len(missing) > 0 || len(extra) > 0 {
+		t.Errorf("docs/commands.md's table: xk6-llmstream subcommands %v missing, %v extra", missing, extra)
 	}
 }

@@ -6,8 +6,12 @@ package doctable
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -288,4 +292,80 @@ func Duplicates(names []string) []string {
 		}
 	}
 	return out
+}
+
+// ExitCodes returns the integer constants named exit… declared in the Go
+// file at path (a main package's exit codes), by value.
+func ExitCodes(path string) (map[int]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]string{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				if !strings.HasPrefix(n.Name, "exit") || i >= len(vs.Values) {
+					continue
+				}
+				lit, ok := vs.Values[i].(*ast.BasicLit)
+				if !ok || lit.Kind != token.INT {
+					return nil, fmt.Errorf("%s: %s is not an integer literal", path, n.Name)
+				}
+				v, err := strconv.Atoi(lit.Value)
+				if err != nil {
+					return nil, err
+				}
+				out[v] = n.Name
+			}
+		}
+	}
+	return out, nil
+}
+
+// ExitCodeRows returns the codes of the rows of the exit-code table (first
+// column "code") in the section whose "from" column is from.
+func ExitCodeRows(page, anchor, from string) ([]string, error) {
+	t, err := TableWith(page, anchor, "code")
+	if err != nil {
+		return nil, err
+	}
+	fc := t.Column("from")
+	if fc < 0 {
+		return nil, fmt.Errorf("%s#%s: the exit-code table has no from column", page, anchor)
+	}
+	var out []string
+	for _, r := range t.Rows {
+		if fc < len(r.Cells) && r.Cells[fc] == from {
+			out = append(out, r.Cells[0])
+		}
+	}
+	return out, nil
+}
+
+// Subcommands returns the subcommands of binary that the command table
+// (first column "command") of the section names: each code span of a first
+// cell that begins with binary, its next word split at "|"
+// ("`analyze plot|compare FILE…`" → plot, compare).
+func Subcommands(page, anchor, binary string) ([]string, error) {
+	t, err := TableWith(page, anchor, "command")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range t.Rows {
+		for _, c := range Code(r.Cells[0]) {
+			f := strings.Fields(c)
+			if len(f) < 2 || f[0] != binary {
+				continue
+			}
+			out = append(out, strings.Split(f[1], "|")...)
+		}
+	}
+	return out, nil
 }
