@@ -1,6 +1,8 @@
 // Package docs holds the checks that keep README.md and docs/*.md true: the
-// README stays a five-minute read, every relative link and anchor resolves, and
-// what the README's commands write is ignored by git.
+// README stays a five-minute read and no page is over 4,000 words, every
+// relative link and anchor resolves, what the README's commands write is ignored
+// by git, and the reference tables that restate the code match it (the flag
+// tables are checked in the two main packages, the mock's settings in mockllm).
 package docs
 
 import (
@@ -33,6 +35,25 @@ func TestREADMEWordCount(t *testing.T) {
 	t.Logf("README.md: %d words (limit %d)", n, maxREADMEWords)
 	if n > maxREADMEWords {
 		t.Errorf("README.md has %d words, more than %d: move details to a page under docs/ and link it", n, maxREADMEWords)
+	}
+}
+
+// maxPageWords bounds every page of docs/: a page longer than this is split by
+// topic into pages of their own (issue 34).
+const maxPageWords = 4000
+
+// TestPageWordCount: no page of docs/ has more than maxPageWords words, as
+// wc -w counts them.
+func TestPageWordCount(t *testing.T) {
+	for _, file := range markdownFiles(t) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(strings.Fields(string(b)))
+		if n > maxPageWords {
+			t.Errorf("%s has %d words, more than %d: split it by topic into pages of their own and link them", file, n, maxPageWords)
+		}
 	}
 }
 
@@ -199,6 +220,9 @@ func TestRelativeLinksResolve(t *testing.T) {
 		t.Errorf("only %d links checked: the parser finds too few", checked)
 	}
 }
+
+// scriptLink is a link to a script of scripts/ in a table cell.
+var scriptLink = regexp.MustCompile(`\]\(scripts/([^/)]+\.js)\)`)
 
 // htmlAnchor is an explicit anchor in a page's HTML: <a id="x"> or <a name="x">.
 var htmlAnchor = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)

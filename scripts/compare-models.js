@@ -8,7 +8,7 @@
 //
 // Each model gets its own scenario (the same executor and VUs), all running at once.
 // Against the mock, models differ only when its profile gives them their own settings
-// (as scripts/mock-profiles/compare-models.json does; see docs/mock.md); without one
+// (as scripts/mock-profiles/compare-models.json does; see docs/mock-flags.md); without one
 // every model behaves the same. About 30 s with the defaults.
 //
 // Environment (k6 -e NAME=value or the process environment):

@@ -6,7 +6,7 @@
 // it was meant to be sent. Prompts have the trace's exact input lengths and equal hash_ids
 // blocks are equal prefixes, so a server's prefix cache sees the trace's reuse; the output
 // length is the trace's (fixedOutputTokens). `xk6-llmstream run` warns when the send lag
-// says the replay was degraded (docs/module.md#replay).
+// says the replay was degraded (docs/module-workloads.md#replay).
 //
 //   xk6-llmstream dataset --input mooncake_trace.jsonl --format mooncake --requests 2000 -o trace.jsonl
 //   LLM_DATASET=$PWD/trace.jsonl LLM_SPEEDUP=4 xk6-llmstream run scripts/replay.js

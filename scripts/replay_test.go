@@ -29,7 +29,7 @@ import (
 // replayMaxLag of its trace time, 99% within replayP99Lag (the degraded-replay
 // bound). They hold on this machine's two cores shared with other jobs (load
 // average above 20 when measured); the figures are logged, and
-// docs/module.md#replay quotes them.
+// docs/module-workloads.md#replay quotes them.
 const (
 	replayP99Lag = 500 * time.Millisecond
 	replayMaxLag = time.Second

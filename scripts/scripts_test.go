@@ -33,7 +33,7 @@ var expect = map[string]struct {
 	// tag → values that must all appear on llm_ttft samples
 	tags map[string][]string
 	// warmups is how many warm-up requests the script can make in all (one per
-	// VU of a Client with warmup: 1): they add no llm_* samples (docs/module.md).
+	// VU of a Client with warmup: 1): they add no llm_* samples (docs/module-metrics.md).
 	warmups int
 	// env is added under k6sim (which runs iterations, not durations)
 	env map[string]string

@@ -5,7 +5,7 @@
 // helper checks each answer — it parses as JSON and validates against the schema — and
 // counts it in llm_output_invalid (a Rate, tagged reason: not_json, schema, ...). The
 // mock answers JSON made from the schema; its invalid_json setting (a mock profile,
-// docs/mock.md#structured-output) makes that share of answers invalid on purpose. About
+// docs/mock-conformance.md#structured-output) makes that share of answers invalid on purpose. About
 // 30 s with the defaults.
 //
 //   xk6-llmstream run scripts/structured.js

@@ -3,7 +3,7 @@
 // API's own image shape (OpenAI chat image_url, Responses input_image, Anthropic image
 // source, Gemini inlineData, Cohere image_url, ollama images). Requests are tagged with
 // their image size, so TTFT can be compared per size: the mock counts image tokens by
-// OpenAI's tile rule (85 + 170 per 512-px tile, docs/mock.md#images), so its prefill,
+// OpenAI's tile rule (85 + 170 per 512-px tile, docs/mock-conformance.md#images), so its prefill,
 // and TTFT, grow with the image. About 30 s with the defaults.
 //
 //   xk6-llmstream run scripts/vision.js

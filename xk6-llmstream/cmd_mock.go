@@ -31,7 +31,7 @@ Settings come from the defaults, then --profile, then the flags given (model
 flags apply to the default model and to every model of the profile; a flag's
 default is the built-in setting, used when neither the profile nor the flag
 sets it).
-The profile format is in docs/mock.md.
+The profile format is in docs/mock-flags.md.
 
 Examples:
   xk6-llmstream mock

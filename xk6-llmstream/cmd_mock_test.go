@@ -277,13 +277,13 @@ func engineTrusting(t *testing.T, certPEM []byte) *stream.Client {
 }
 
 func TestMockFlagsAreDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "mock.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "mock-flags.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	newMockFlags(io.Discard).fs.VisitAll(func(f *flag.Flag) {
 		if !strings.Contains(string(doc), "`--"+f.Name) {
-			t.Errorf("flag --%s is not in docs/mock.md", f.Name)
+			t.Errorf("flag --%s is not in docs/mock-flags.md", f.Name)
 		}
 	})
 }

@@ -41,7 +41,7 @@ Examples:
 
 Flags:
   --mock               start the mock LLM even if LLM_BASE_URL is set
-  --mock-profile FILE  start the mock with this profile (see docs/mock.md)
+  --mock-profile FILE  start the mock with this profile (see docs/mock-flags.md)
   --allow HOSTS        more upstream hosts for the helper, comma-separated
                        (loopback and the host of LLM_BASE_URL are allowed)
   --records FILE       the helper writes one record per request to FILE

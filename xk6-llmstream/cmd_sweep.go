@@ -94,7 +94,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.StringVar(&f.outDir, "out-dir", "", "`directory` for each level's k6 output and log (default sweep-<time>)")
 	fs.StringVar(&f.jsonOut, "json", "", "write the JSON result to this `file` (- for stdout; default DIR/sweep.json)")
 	fs.BoolVar(&f.mock, "mock", false, "start the mock LLM for each level even if LLM_BASE_URL is set")
-	fs.StringVar(&f.mockProfile, "mock-profile", "", "start the mock with this profile `file` (docs/mock.md)")
+	fs.StringVar(&f.mockProfile, "mock-profile", "", "start the mock with this profile `file` (docs/mock-flags.md)")
 	fs.Var(&f.allow, "allow", "more upstream `hosts` for the helper, comma-separated (repeatable)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log every stream the helper runs (into each level's log)")
 	fs.StringVar(&f.scrape, "scrape", "", "scrape this Prometheus `URL` (vLLM, SGLang, TGI, llama.cpp /metrics; 'mock': the level's mock) during each level: requests running and waiting, KV-cache usage")

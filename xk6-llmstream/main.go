@@ -35,7 +35,7 @@ type command struct {
 var commands = map[string]command{
 	"run":       {"start the helper (and the mock) and run a k6 script with stock k6", runRun},
 	"helper":    {"serve the streaming helper the JavaScript module talks to", runHelper},
-	"mock":      {"serve the mock LLM (OpenAI and Anthropic streaming APIs)", runMock},
+	"mock":      {"serve the mock LLM (every dialect: OpenAI, Anthropic, Gemini, Cohere, ollama; streamed and not)", runMock},
 	"inspect":   {"decode a recorded SSE body and print what it holds as JSON", runInspect},
 	"dataset":   {"build a JSONL request dataset (ShareGPT, JSONL, CSV or synthetic)", runDataset},
 	"version":   {"print the version, commit and Go version", runVersion},

@@ -6,7 +6,7 @@ import "github.com/llmstream/xk6-llmstream/internal/compare"
 const CompareSchema = "xk6-llmstream/analyze-compare/v1"
 
 // Comparison is the result of `analyze compare`, and its JSON schema
-// (documented in docs/plots.md).
+// (documented in docs/analyze-compare.md).
 type Comparison struct {
 	Schema string `json:"schema"`
 	// Baseline and Candidate describe each side's inputs as one (paths

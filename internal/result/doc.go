@@ -6,8 +6,8 @@
 // the HTML page in package report — renders these results, so they cannot
 // disagree.
 //
-// The types here are the JSON schema of the results (docs/analyze.md,
-// docs/plots.md); each document carries a versioned "schema" field.
+// The types here are the JSON schema of the results (docs/analyze-summary.md,
+// docs/analyze-compare.md); each document carries a versioned "schema" field.
 //
 // A program that evaluates SLOs on a run does what the analyze command does:
 //

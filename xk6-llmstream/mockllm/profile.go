@@ -19,7 +19,7 @@ import (
 // as strings, null resetting a setting, the "models" overlay, counts given as a
 // number, and a "dist" replacing a distribution whole.
 
-// LoadProfile reads the JSON profile at path (format in docs/mock.md) over
+// LoadProfile reads the JSON profile at path (format in docs/mock-flags.md) over
 // DefaultConfig: fields the profile leaves out keep their default, a null
 // resets a field to its zero value.
 func LoadProfile(path string) (Config, error) {

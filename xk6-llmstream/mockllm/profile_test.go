@@ -28,7 +28,7 @@ func TestExampleProfiles(t *testing.T) {
 		}
 	}
 
-	// The realistic profile of docs/mock.md: 8 slots, lognormal TTFT, 1% stalls.
+	// The realistic profile of docs/mock-flags.md: 8 slots, lognormal TTFT, 1% stalls.
 	r, err := LoadProfile(filepath.Join(profilesDir, "realistic.json"))
 	if err != nil {
 		t.Fatal(err)

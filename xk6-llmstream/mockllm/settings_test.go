@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/testkit/doctable"
 )
 
 // knobs is a settings struct of the test's own: its Wobble setting is
@@ -237,27 +239,44 @@ func TestFlagsConfigErrors(t *testing.T) {
 	}
 }
 
-// TestSettingsAreDocumented: docs/mock.md's flags table has a row for each
-// setting naming its flag and its profile key.
+// TestSettingsAreDocumented: docs/mock-flags.md's flags table pairs each
+// flag with its profile key exactly as Settings does, both ways: a setting
+// without its row, a row whose key is not its flag's, and a row naming a key
+// no setting has all fail.
 func TestSettingsAreDocumented(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "mock.md"))
+	tb, err := doctable.TableWith(filepath.Join("..", "..", "docs", "mock-flags.md"), "flags", "flag")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[string]string{}
-	for _, line := range strings.Split(string(doc), "\n") {
-		if rest, ok := strings.CutPrefix(line, "| `--"); ok {
-			name, _, _ := strings.Cut(rest, " ")
-			rows[strings.TrimSuffix(name, "`")] = line
-		}
+	kc := tb.Column("profile key")
+	if kc < 0 {
+		t.Fatalf("docs/mock-flags.md's flags table has no profile key column: %v", tb.Header)
 	}
-	for _, s := range Settings() {
-		row, ok := rows[s.Flag]
-		if !ok {
-			t.Errorf("docs/mock.md's flags table has no row for --%s", s.Flag)
-		} else if !strings.Contains(row, "| `"+s.Key+"` |") {
-			t.Errorf("docs/mock.md's row of --%s does not name its profile key `%s`: %s", s.Flag, s.Key, row)
+	var docs []string
+	for _, r := range tb.Rows {
+		flags, keys := doctable.Flags(r.Cells[0]), doctable.Code(r.Cells[kc])
+		if len(keys) == 0 {
+			continue // a flag of the command only (--addr, --profile, ...)
 		}
+		if len(flags) != 1 || len(keys) != 1 {
+			t.Errorf("docs/mock-flags.md:%d: want one flag and one profile key, got %v and %v", r.Line, flags, keys)
+			continue
+		}
+		docs = append(docs, "--"+flags[0]+" "+keys[0])
+	}
+	var code []string
+	for _, s := range Settings() {
+		code = append(code, "--"+s.Flag+" "+s.Key)
+	}
+	missing, extra := doctable.Diff(docs, code)
+	for _, m := range missing {
+		t.Errorf("docs/mock-flags.md's flags table has no row pairing %s", m)
+	}
+	for _, e := range extra {
+		t.Errorf("docs/mock-flags.md's flags table pairs %s, which is no setting", e)
+	}
+	if d := doctable.Duplicates(docs); len(d) > 0 {
+		t.Errorf("docs/mock-flags.md's flags table lists twice: %v", d)
 	}
 }

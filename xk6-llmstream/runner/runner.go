@@ -44,7 +44,7 @@ type Config struct {
 	// Mock starts the mock LLM even when LLM_BASE_URL is set. The mock also
 	// starts whenever LLM_BASE_URL is unset or empty.
 	Mock bool
-	// MockProfile is a mock profile file (see docs/mock.md); it implies Mock.
+	// MockProfile is a mock profile file (see docs/mock-flags.md); it implies Mock.
 	MockProfile string
 	// MockLog is a file the mock writes its request log to (its ground
 	// truth, docs/mock.md); empty writes none.
