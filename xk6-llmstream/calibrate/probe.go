@@ -14,6 +14,8 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -33,7 +35,10 @@ type ProbeConfig struct {
 	Requests int
 	// Prompt is the user message (the prompt for openai-completions).
 	Prompt string
-	// Client streams the requests (nil: a new stream.Client).
+	// Client streams the requests (nil: the helper's client,
+	// helper.NewUpstreamClient, allowing the base URL's host only: a
+	// redirect elsewhere is refused, and one to another origin of an
+	// allowed host carries no key).
 	Client *stream.Client
 }
 
@@ -115,7 +120,9 @@ func Probe(ctx context.Context, pc ProbeConfig) (Probed, error) {
 	}
 	c := pc.Client
 	if c == nil {
-		c = stream.NewClient()
+		if c, err = probeClient(target); err != nil {
+			return Probed{}, err
+		}
 	}
 	recs := make([]*stream.Record, 0, pc.Requests)
 	for i := range pc.Requests {
@@ -126,6 +133,20 @@ func Probe(ctx context.Context, pc ProbeConfig) (Probed, error) {
 		recs = append(recs, rec)
 	}
 	return probedOf(recs, shown)
+}
+
+// probeClient is the helper's client (one rule for a client that carries
+// the user's key) allowing target's host as run allows LLM_BASE_URL's.
+func probeClient(target string) (*stream.Client, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	allow, err := helper.ParseAllowList(runner.AllowEntry(u))
+	if err != nil {
+		return nil, fmt.Errorf("probe: LLM_BASE_URL %s: %v", redact.URL(target), err)
+	}
+	return helper.NewUpstreamClient(helper.WithAllowList(allow)), nil
 }
 
 // probedOf is the shape of the probe's answers from url: the median TTFT,

@@ -337,7 +337,7 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 		if err != nil {
 			return false, "", nil, err
 		}
-		allow = append(allow, allowEntry(u))
+		allow = append(allow, AllowEntry(u))
 	}
 	allowList, err = helper.ParseAllowList(allow...)
 	if err != nil {
@@ -447,9 +447,10 @@ func supervise(ctx context.Context, cmd *exec.Cmd, waitErr <-chan error, signals
 	}
 }
 
-// allowEntry is the allow-list entry for the host of LLM_BASE_URL: host:port
-// when the URL names a port, else the host on any port.
-func allowEntry(u *url.URL) string {
+// AllowEntry is the allow-list entry (helper.ParseAllowList) for the host of
+// LLM_BASE_URL, as run and calibrate's probe allow it: host:port when the
+// URL names a port, else the host on any port.
+func AllowEntry(u *url.URL) string {
 	if u.Port() != "" {
 		return u.Host
 	}
