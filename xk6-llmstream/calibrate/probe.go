@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -35,12 +36,21 @@ type ProbeConfig struct {
 	Requests int
 	// Prompt is the user message (the prompt for openai-completions).
 	Prompt string
+	// Timeout bounds each request, headers to the end of the answer
+	// (0: DefaultProbeTimeout; calibrate's --probe-timeout).
+	Timeout time.Duration
 	// Client streams the requests (nil: the helper's client,
 	// helper.NewUpstreamClient, allowing the base URL's host only: a
 	// redirect elsewhere is refused, and one to another origin of an
 	// allowed host carries no key).
 	Client *stream.Client
 }
+
+// DefaultProbeTimeout bounds one probe request when ProbeConfig.Timeout is
+// 0 (calibrate --probe-timeout): a probe asks for a short answer, so a
+// request still running after this long is a stuck endpoint, not a shape.
+// The probe as a whole takes at most Requests × this.
+const DefaultProbeTimeout = 2 * time.Minute
 
 // ProbePrompt is the probe's user message.
 const ProbePrompt = "Explain in three sentences why time to first token matters for chat."
@@ -124,15 +134,45 @@ func Probe(ctx context.Context, pc ProbeConfig) (Probed, error) {
 			return Probed{}, err
 		}
 	}
+	timeout := pc.Timeout
+	if timeout <= 0 {
+		timeout = DefaultProbeTimeout
+	}
 	recs := make([]*stream.Record, 0, pc.Requests)
 	for i := range pc.Requests {
-		rec := c.Do(ctx, &stream.Request{URL: target, Dialect: stream.Dialect(api), Header: header, Body: body})
+		rec := c.Do(ctx, &stream.Request{URL: target, Dialect: stream.Dialect(api), Header: header, Body: body, Timeout: timeout})
+		if ctx.Err() != nil {
+			return Probed{}, interrupted(recs, pc.Requests, shown)
+		}
 		if rec.Err != nil {
-			return Probed{}, fmt.Errorf("probe: request %d of %d to %s failed (%s): %s", i+1, pc.Requests, shown, rec.Err.Kind, rec.Err.Message)
+			return Probed{}, fmt.Errorf("probe: request %d of %d to %s failed (%s): %s%s", i+1, pc.Requests, shown, rec.Err.Kind, rec.Err.Message,
+				timeoutHint(rec.Err.Kind, timeout))
 		}
 		recs = append(recs, rec)
 	}
 	return probedOf(recs, shown)
+}
+
+// ErrProbeInterrupted is the error of a probe whose context ended (calibrate:
+// a signal) before its last request finished.
+var ErrProbeInterrupted = errors.New("probe interrupted")
+
+// interrupted is the error of a probe stopped after the requests of recs
+// finished: it says what they measured, when they measure anything.
+func interrupted(recs []*stream.Record, n int, url string) error {
+	have := "nothing measured"
+	if p, err := probedOf(recs, url); len(recs) > 0 && err == nil {
+		have = "what they measured: " + p.String()
+	}
+	return fmt.Errorf("%w after %d of %d requests to %s (%s)", ErrProbeInterrupted, len(recs), n, url, have)
+}
+
+// timeoutHint names the bound a timed-out request hit.
+func timeoutHint(kind stream.ErrorKind, timeout time.Duration) string {
+	if kind != stream.KindTimeout && kind != stream.KindTimeoutMidstream {
+		return ""
+	}
+	return fmt.Sprintf(" (each probe request may take at most %v: calibrate --probe-timeout)", timeout)
 }
 
 // probeClient is the helper's client (one rule for a client that carries
