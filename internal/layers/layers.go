@@ -54,7 +54,7 @@ type Place struct {
 // Packages places every package of the module (paths relative to Module).
 // A package missing here fails the check: a new package is placed on purpose.
 var Packages = map[string]Place{
-	"internal/endpoints": {Util, 0}, "internal/filelock": {Util, 0}, "internal/input": {Util, 0}, "internal/gemini": {Util, 0}, "internal/histogram": {Util, 0},
+	"internal/endpoints": {Util, 0}, "internal/escape": {Util, 0}, "internal/filelock": {Util, 0}, "internal/input": {Util, 0}, "internal/gemini": {Util, 0}, "internal/histogram": {Util, 0},
 	"internal/numfmt": {Util, 0}, "internal/redact": {Util, 0}, "internal/truncate": {Util, 0},
 	"internal/version": {Util, 0}, "xk6-llmstream/js": {Util, 0},
 

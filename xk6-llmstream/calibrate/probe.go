@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/endpoints"
+	"github.com/llmstream/xk6-llmstream/internal/escape"
 	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
@@ -145,7 +146,7 @@ func Probe(ctx context.Context, pc ProbeConfig) (Probed, error) {
 			return Probed{}, interrupted(recs, pc.Requests, shown)
 		}
 		if rec.Err != nil {
-			return Probed{}, fmt.Errorf("probe: request %d of %d to %s failed (%s): %s%s", i+1, pc.Requests, shown, rec.Err.Kind, rec.Err.Message,
+			return Probed{}, fmt.Errorf("probe: request %d of %d to %s failed (%s): %s%s", i+1, pc.Requests, shown, rec.Err.Kind, escape.Line(rec.Err.Message),
 				timeoutHint(rec.Err.Kind, timeout))
 		}
 		recs = append(recs, rec)

@@ -72,3 +72,18 @@ func TestProbeRedirectCarriesNoKeyToAnotherOrigin(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint's error text with terminal escapes comes back in the probe's
+// error escaped (escape.Line), never raw.
+func TestProbeErrorEscapesUpstreamText(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte("\x1b]0;owned\x07\x1b[2Jbad\x9b31m"))
+	}))
+	defer srv.Close()
+	_, err := Probe(context.Background(), ProbeConfig{BaseURL: srv.URL, Requests: 1, MaxTokens: 8, Prompt: ProbePrompt})
+	if err == nil || !strings.Contains(err.Error(), `\x1b]0;owned\x07\x1b[2Jbad\x9b31m`) || strings.ContainsAny(err.Error(), "\x1b\x07\x9b") {
+		t.Errorf("err = %q", err)
+	}
+}

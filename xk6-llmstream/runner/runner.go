@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/escape"
 	"github.com/llmstream/xk6-llmstream/internal/headroom"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
@@ -112,8 +113,8 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	say := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "xk6-llmstream: "+format+"\n", args...)
+	say := func(format string, args ...any) { // text from upstreams included: one line, no control reaches the terminal
+		fmt.Fprintf(stderr, "xk6-llmstream: %s\n", escape.Line(fmt.Sprintf(format, args...)))
 	}
 
 	if err := CheckK6Nice(cfg.K6Nice); err != nil {
