@@ -178,6 +178,10 @@ type ToolCall struct {
 	// ParseError is why Arguments is not a JSON object: "invalid_json",
 	// "not_object" or "too_large"; absent when it is one (or is empty).
 	ParseError string `json:"parse_error,omitempty"`
+	// Truncated is true when the id or the name was over the engine's bound
+	// (stream.MaxToolIDBytes, MaxToolNameBytes: 256 bytes) and was cut there.
+	// An optional field added in version 1.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // TokenAudit is one request's token-count audit: the streamed answer and

@@ -86,7 +86,7 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 		out.Tools = make([]records.ToolCall, len(r.Tools))
 		for i, t := range r.Tools {
 			out.Tools[i] = records.ToolCall{ID: red.String(t.ID), Name: red.String(t.Name),
-				FirstArgNS: ns(int64(t.FirstArg), t.HasFirstArg), ParseError: t.ParseError}
+				FirstArgNS: ns(int64(t.FirstArg), t.HasFirstArg), ParseError: t.ParseError, Truncated: t.Truncated}
 		}
 	}
 	out.ToolsDropped = r.ToolCallsDropped
