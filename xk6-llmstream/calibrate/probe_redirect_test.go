@@ -83,7 +83,7 @@ func TestProbeErrorEscapesUpstreamText(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, err := Probe(context.Background(), ProbeConfig{BaseURL: srv.URL, Requests: 1, MaxTokens: 8, Prompt: ProbePrompt})
-	if err == nil || !strings.Contains(err.Error(), `\x1b]0;owned\x07\x1b[2Jbad\x9b31m`) || strings.ContainsAny(err.Error(), "\x1b\x07\x9b") {
+	if err == nil || !strings.Contains(err.Error(), `\x1b]0;owned\x07\x1b[2Jbad\x9b31m`) || strings.ContainsAny(err.Error(), "\x1b\x07") || strings.Contains(err.Error(), "\x9b") {
 		t.Errorf("err = %q", err)
 	}
 }
