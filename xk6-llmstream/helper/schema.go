@@ -189,6 +189,9 @@ func compileSchema(raw []byte) (*compiledSchema, error) {
 		return nil, fmt.Errorf("the JSON schema does not compile: %v", err)
 	}
 	sch, err := c.Compile(loc)
+	if re.over != nil { // say the bound, not the metaschema's account of the failed pattern
+		return nil, re.over
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the JSON schema does not compile: %v", err)
 	}
@@ -230,9 +233,15 @@ func checkSchemaShape(doc any) error {
 // regexpBudget compiles a schema's patterns (Go's regexp: linear time, no
 // backtracking) while their programs together stay within
 // MaxSchemaRegexpInsts.
-type regexpBudget struct{ insts int }
+type regexpBudget struct {
+	insts int
+	over  error // set once the budget is spent: every later pattern is refused
+}
 
 func (r *regexpBudget) compile(s string) (jsonschema.Regexp, error) {
+	if r.over != nil {
+		return nil, r.over
+	}
 	re, err := syntax.Parse(s, syntax.Perl)
 	if err != nil {
 		return nil, err
@@ -243,7 +252,8 @@ func (r *regexpBudget) compile(s string) (jsonschema.Regexp, error) {
 	}
 	r.insts += len(prog.Inst)
 	if r.insts > MaxSchemaRegexpInsts {
-		return nil, fmt.Errorf("the schema's patterns compile to more than %d regexp instructions together, over the helper's limit (helper.MaxSchemaRegexpInsts)", MaxSchemaRegexpInsts)
+		r.over = fmt.Errorf("the JSON schema's patterns compile to more than %d regexp instructions together, over the helper's limit (helper.MaxSchemaRegexpInsts)", MaxSchemaRegexpInsts)
+		return nil, r.over
 	}
 	return regexp.Compile(s)
 }
