@@ -32,6 +32,9 @@ after the other, to LLM_BASE_URL (with LLM_API_KEY, LLM_MODEL, LLM_API:
 openai-chat, openai-completions or anthropic-messages, and LLM_MAX_TOKENS,
 default --output-tokens) and shapes the mock with their median TTFT, median
 gap and median length; a flag given as well wins over the probe's figure.
+Each probe request may take --probe-timeout (2m); SIGINT or SIGTERM stops
+the probe at once and calibrate exits 128+N after saying what the finished
+requests measured.
 
 Exits 0 when the machine is good at this load, 1 when it is the bottleneck,
 2 for bad usage.
@@ -66,6 +69,7 @@ func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	k6Nice := fs.Int("k6-nice", runner.DefaultK6Nice, "run k6 this many steps of CPU priority below the helper (0-19)")
 	keep := fs.String("keep", "", "keep the records and the mock's log in this `folder` (default: a temporary one, removed)")
 	probe := fs.Int("probe", 0, "shape the mock from `N` streamed requests to LLM_BASE_URL first (0: from the flags alone)")
+	probeTimeout := fs.Duration("probe-timeout", calibrate.DefaultProbeTimeout, "bound each --probe request to this `duration`, headers to the end of the answer")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -82,12 +86,16 @@ func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return usagef("want --ttft ≥ 0, --itl > 0 and --output-tokens ≥ 1, got %v, %v, %d", *ttft, *itl, *tokens)
 	case *probe < 0:
 		return usagef("--probe %d: want a number of requests ≥ 0", *probe)
+	case *probeTimeout <= 0:
+		return usagef("--probe-timeout %v: want a duration > 0", *probeTimeout)
 	}
 	shape := calibrate.MockShape{TTFT: *ttft, ITL: *itl, OutputTokens: *tokens, From: "flags"}
 	if *probe > 0 {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		s, err := probeTarget(ctx, env, *probe, *tokens, stderr)
+		s, err := probeUntilSignal(ctx, signals, stderr, func(ctx context.Context) (calibrate.Probed, error) {
+			return probeTarget(ctx, env, *probe, *tokens, *probeTimeout, stderr)
+		})
 		if err != nil {
 			return err
 		}
@@ -129,7 +137,7 @@ func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, s
 
 // probeTarget probes the endpoint of LLM_BASE_URL (in env, nil: this
 // process's environment) with n requests and says what it measured.
-func probeTarget(ctx context.Context, env []string, n, tokens int, stderr io.Writer) (calibrate.Probed, error) {
+func probeTarget(ctx context.Context, env []string, n, tokens int, timeout time.Duration, stderr io.Writer) (calibrate.Probed, error) {
 	get := os.Getenv
 	if env != nil {
 		get = func(k string) string { return runner.LookupEnv(env, k) }
@@ -147,10 +155,55 @@ func probeTarget(ctx context.Context, env []string, n, tokens int, stderr io.Wri
 		maxTokens = n
 	}
 	p, err := calibrate.Probe(ctx, calibrate.ProbeConfig{BaseURL: base, APIKey: get("LLM_API_KEY"), Model: get("LLM_MODEL"),
-		API: get("LLM_API"), MaxTokens: maxTokens, Requests: n, Prompt: calibrate.ProbePrompt})
+		API: get("LLM_API"), MaxTokens: maxTokens, Requests: n, Prompt: calibrate.ProbePrompt, Timeout: timeout})
 	if err != nil {
 		return calibrate.Probed{}, err
 	}
 	fmt.Fprintf(stderr, "calibrate: %s\n", p)
 	return p, nil
+}
+
+// probeUntilSignal runs probe with a context that a signal (SIGINT, SIGTERM,
+// SIGHUP) cancels: the probe stops at once and calibrate exits 128+N, as a
+// process killed by signal N, after printing what the finished requests
+// measured. The watch ends with the probe, so that the run after it gets
+// the signals (they go to k6).
+func probeUntilSignal(ctx context.Context, signals <-chan os.Signal, stderr io.Writer,
+	probe func(context.Context) (calibrate.Probed, error)) (calibrate.Probed, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	got := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case sig := <-signals:
+			got <- sig
+			cancel()
+		case <-done:
+		}
+	}()
+	p, err := probe(ctx)
+	close(done)
+	<-watched
+	select {
+	case sig := <-got:
+		if err == nil { // the last request had just finished
+			err = calibrate.ErrProbeInterrupted
+		}
+		fmt.Fprintf(stderr, "xk6-llmstream calibrate: %v: %v\n", sig, err)
+		return calibrate.Probed{}, exitCodeError{signalCode(sig)}
+	default:
+	}
+	return p, err
+}
+
+// signalCode is the shell's exit status of a process stopped by sig:
+// 128 + its number (130 for SIGINT, 143 for SIGTERM).
+func signalCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128 + int(syscall.SIGINT)
 }

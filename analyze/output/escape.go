@@ -1,8 +1,9 @@
 package output
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/escape"
 )
 
 // What the writers print comes partly from their input: metric names, tag
@@ -11,30 +12,11 @@ import (
 // writer shows it as the text it is, so that a viewer renders no HTML, link,
 // table cell or line break that the input put there (mdText, mdCode).
 
-// plainText makes s one line of plain text: each control character (a
-// newline, a tab, an ESC that a terminal would obey) is written as an
-// escape (\n, \r, \t, \x1b).
-func plainText(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case isControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// plainText makes s one line of plain text: escape.Line, the one rule for
+// text from outside on a terminal (each control character, a newline, a
+// tab, an ESC that a terminal would obey, written as an escape: \n, \r,
+// \t, \x1b).
+func plainText(s string) string { return escape.Line(s) }
 
 // escaper is the escape of input strings for a format: mdText for
 // Markdown, plainText for text.
@@ -44,8 +26,6 @@ func escaper(md bool) func(string) string {
 	}
 	return plainText
 }
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
 
 // mdText escapes s for Markdown text, a table cell included: control
 // characters are first escaped as plainText escapes them (a newline would

@@ -105,8 +105,12 @@ type Record struct {
 	CachedInputTokens        int    `json:"cached_input_tokens,omitempty"`
 	CacheCreationInputTokens int    `json:"cache_creation_input_tokens,omitempty"`
 	TokenSource              string `json:"token_source"` // "usage" or "events"
-	Events                   int    `json:"events"`
-	Bytes                    int64  `json:"bytes"`
+	// NegativeUsage is true when the server's usage report gave a negative
+	// token count, kept here as 0 (the figure k6 gets). An optional field
+	// added in version 1.
+	NegativeUsage bool  `json:"negative_usage,omitempty"`
+	Events        int   `json:"events"`
+	Bytes         int64 `json:"bytes"`
 
 	// Server is the server's own account of its time (ollama, llama.cpp).
 	Server *Server `json:"server,omitempty"`
@@ -174,6 +178,10 @@ type ToolCall struct {
 	// ParseError is why Arguments is not a JSON object: "invalid_json",
 	// "not_object" or "too_large"; absent when it is one (or is empty).
 	ParseError string `json:"parse_error,omitempty"`
+	// Truncated is true when the id or the name was over the engine's bound
+	// (stream.MaxToolIDBytes, MaxToolNameBytes: 256 bytes) and was cut there.
+	// An optional field added in version 1.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // TokenAudit is one request's token-count audit: the streamed answer and

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,8 +13,11 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/endpoints"
+	"github.com/llmstream/xk6-llmstream/internal/escape"
 	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
 )
 
@@ -33,9 +37,21 @@ type ProbeConfig struct {
 	Requests int
 	// Prompt is the user message (the prompt for openai-completions).
 	Prompt string
-	// Client streams the requests (nil: a new stream.Client).
+	// Timeout bounds each request, headers to the end of the answer
+	// (0: DefaultProbeTimeout; calibrate's --probe-timeout).
+	Timeout time.Duration
+	// Client streams the requests (nil: the helper's client,
+	// helper.NewUpstreamClient, allowing the base URL's host only: a
+	// redirect elsewhere is refused, and one to another origin of an
+	// allowed host carries no key).
 	Client *stream.Client
 }
+
+// DefaultProbeTimeout bounds one probe request when ProbeConfig.Timeout is
+// 0 (calibrate --probe-timeout): a probe asks for a short answer, so a
+// request still running after this long is a stuck endpoint, not a shape.
+// The probe as a whole takes at most Requests × this.
+const DefaultProbeTimeout = 2 * time.Minute
 
 // ProbePrompt is the probe's user message.
 const ProbePrompt = "Explain in three sentences why time to first token matters for chat."
@@ -115,17 +131,63 @@ func Probe(ctx context.Context, pc ProbeConfig) (Probed, error) {
 	}
 	c := pc.Client
 	if c == nil {
-		c = stream.NewClient()
+		if c, err = probeClient(target); err != nil {
+			return Probed{}, err
+		}
+	}
+	timeout := pc.Timeout
+	if timeout <= 0 {
+		timeout = DefaultProbeTimeout
 	}
 	recs := make([]*stream.Record, 0, pc.Requests)
 	for i := range pc.Requests {
-		rec := c.Do(ctx, &stream.Request{URL: target, Dialect: stream.Dialect(api), Header: header, Body: body})
+		rec := c.Do(ctx, &stream.Request{URL: target, Dialect: stream.Dialect(api), Header: header, Body: body, Timeout: timeout})
+		if ctx.Err() != nil {
+			return Probed{}, interrupted(recs, pc.Requests, shown)
+		}
 		if rec.Err != nil {
-			return Probed{}, fmt.Errorf("probe: request %d of %d to %s failed (%s): %s", i+1, pc.Requests, shown, rec.Err.Kind, rec.Err.Message)
+			return Probed{}, fmt.Errorf("probe: request %d of %d to %s failed (%s): %s%s", i+1, pc.Requests, shown, rec.Err.Kind, escape.Line(rec.Err.Message),
+				timeoutHint(rec.Err.Kind, timeout))
 		}
 		recs = append(recs, rec)
 	}
 	return probedOf(recs, shown)
+}
+
+// ErrProbeInterrupted is the error of a probe whose context ended (calibrate:
+// a signal) before its last request finished.
+var ErrProbeInterrupted = errors.New("probe interrupted")
+
+// interrupted is the error of a probe stopped after the requests of recs
+// finished: it says what they measured, when they measure anything.
+func interrupted(recs []*stream.Record, n int, url string) error {
+	have := "nothing measured"
+	if p, err := probedOf(recs, url); len(recs) > 0 && err == nil {
+		have = "what they measured: " + p.String()
+	}
+	return fmt.Errorf("%w after %d of %d requests to %s (%s)", ErrProbeInterrupted, len(recs), n, url, have)
+}
+
+// timeoutHint names the bound a timed-out request hit.
+func timeoutHint(kind stream.ErrorKind, timeout time.Duration) string {
+	if kind != stream.KindTimeout && kind != stream.KindTimeoutMidstream {
+		return ""
+	}
+	return fmt.Sprintf(" (each probe request may take at most %v: calibrate --probe-timeout)", timeout)
+}
+
+// probeClient is the helper's client (one rule for a client that carries
+// the user's key) allowing target's host as run allows LLM_BASE_URL's.
+func probeClient(target string) (*stream.Client, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	allow, err := helper.ParseAllowList(runner.AllowEntry(u))
+	if err != nil {
+		return nil, fmt.Errorf("probe: LLM_BASE_URL %s: %v", redact.URL(target), err)
+	}
+	return helper.NewUpstreamClient(helper.WithAllowList(allow)), nil
 }
 
 // probedOf is the shape of the probe's answers from url: the median TTFT,

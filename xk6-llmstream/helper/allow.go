@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // AllowList says which upstream hosts the helper may stream from, so that it is
@@ -18,9 +20,11 @@ import (
 //
 //	api.openai.com          a host name (case-insensitive), any port
 //	api.openai.com:443      a host name and one port
-//	*.openai.azure.com      any host name under that domain (not the domain itself)
+//	*.openai.azure.com      any host name under that domain (not the domain itself);
+//	                        never a public suffix: *.com, *.co.uk, *.github.io, *.internal
+//	                        (golang.org/x/net/publicsuffix; an unlisted one-label name is a TLD)
 //	10.1.2.3, [fd00::1]:80  an IP address, optionally with a port
-//	10.0.0.0/8              an IP prefix (any port)
+//	10.0.0.0/8              an IP prefix (any port); ::ffff:10.0.0.0/104 is 10.0.0.0/8
 //
 // Host names are matched as written in the request URL: they are never resolved,
 // and an IP address in a URL never matches a host-name entry (nor the reverse).
@@ -98,9 +102,15 @@ func (a *AllowList) checkCoverage() error {
 			if r.addr.IsValid() {
 				p = netip.PrefixFrom(r.addr, r.addr.BitLen())
 			}
-			if p.IsValid() && p.Addr().Is4() == fam.v4 {
+			if !p.IsValid() {
+				continue
+			}
+			if p.Addr().Is4() == fam.v4 {
 				ps = append(ps, p)
 				texts = append(texts, r.text)
+			} else if v4, ok := embeddedIPv4(p); ok && fam.v4 {
+				ps = append(ps, v4)
+				texts = append(texts, r.text+" (reaching "+v4.String()+")")
 			}
 		}
 		n := publicAddresses(ps)
@@ -112,6 +122,36 @@ func (a *AllowList) checkCoverage() error {
 		}
 	}
 	return nil
+}
+
+// The IPv6 ranges that reach IPv4 addresses through a gateway: NAT64's
+// well-known prefix (RFC 6052: the IPv4 address in the last 32 bits) and
+// 6to4 (RFC 3056: in bits 16 to 47). An entry inside one counts as the IPv4
+// addresses it reaches, so that 64:ff9b::/96 or 2002::/16 is refused like
+// 0.0.0.0/0.
+var (
+	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
+	sixTo4      = netip.MustParsePrefix("2002::/16")
+)
+
+// embeddedIPv4 is the IPv4 prefix that the IPv6 prefix p reaches through
+// NAT64 or 6to4 (all of IPv4 when p holds one of those ranges whole).
+func embeddedIPv4(p netip.Prefix) (netip.Prefix, bool) {
+	all := netip.MustParsePrefix("0.0.0.0/0")
+	for _, g := range []struct {
+		r   netip.Prefix
+		off int // the IPv4 address's first byte in the IPv6 address
+	}{{nat64Prefix, 12}, {sixTo4, 2}} {
+		switch {
+		case p.Bits() < g.r.Bits() && p.Contains(g.r.Addr()):
+			return all, true
+		case g.r.Contains(p.Addr()):
+			b := p.Addr().As16()
+			v4 := netip.AddrFrom4([4]byte(b[g.off : g.off+4]))
+			return netip.PrefixFrom(v4, min(p.Bits()-g.r.Bits(), 32)).Masked(), true
+		}
+	}
+	return netip.Prefix{}, false
 }
 
 // publicAddresses counts the addresses of the union of ps (one family)
@@ -177,6 +217,9 @@ func parseAllowRule(e string) (allowRule, error) {
 		if err != nil {
 			return r, fmt.Errorf("not an IP prefix: %v", err)
 		}
+		if p.Addr().Is4In6() && p.Bits() >= 96 { // ::ffff:a.b.c.d/n is the IPv4 prefix a.b.c.d/(n−96), which it matches
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
 		if p.Bits() == 0 {
 			return r, fmt.Errorf("%s matches every address and would make the helper an open proxy, like a bare *; list the hosts or a narrower prefix instead", e)
 		}
@@ -204,6 +247,11 @@ func parseAllowRule(e string) (allowRule, error) {
 	}
 	if !validHostName(name) {
 		return r, fmt.Errorf("%q is not a valid host name", host)
+	}
+	if ps, _ := publicsuffix.PublicSuffix(name); r.suffix && ps == name {
+		return r, fmt.Errorf("%s is a public suffix (a top-level domain, or a domain under which anyone may register a name, "+
+			"per the Public Suffix List): *.%s would reach everyone's hosts and make the helper an open proxy; list the hosts, "+
+			"or a wildcard one level below it (*.example.%s)", name, name, name)
 	}
 	r.name = name
 	return r, nil

@@ -109,6 +109,7 @@ type AnswerTool struct {
 	Arguments  string   `json:"arguments"`
 	FirstArgMS *float64 `json:"first_arg_ms,omitempty"` // request start → first argument piece; absent when none came
 	ParseError string   `json:"parse_error,omitempty"`  // absent when the arguments are a JSON object (or empty)
+	Truncated  bool     `json:"truncated,omitempty"`    // the id or name was over 256 bytes and was cut (stream.MaxToolNameBytes); optional, added in version 3
 }
 
 // AnswerServer is what the server reported of its own work; a duration or
@@ -195,7 +196,7 @@ func newAnswer(rec *records.Record, raw *stream.Record, o *answerOptions) *Answe
 			args = o.red.String(raw.Tools[i].Arguments)
 		}
 		a.Tools = append(a.Tools, AnswerTool{ID: t.ID, Name: t.Name, Arguments: args,
-			FirstArgMS: msOf(t.FirstArgNS), ParseError: t.ParseError})
+			FirstArgMS: msOf(t.FirstArgNS), ParseError: t.ParseError, Truncated: t.Truncated})
 	}
 	if o.keepText {
 		text, cutText := truncate.UTF8(o.red.String(raw.Text), o.maxText)

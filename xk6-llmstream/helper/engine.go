@@ -13,7 +13,7 @@ import (
 // streams reuse connections instead of redialing. Every request it sends —
 // redirects included — is checked against the allow-list. It trusts
 // c.rootCAs when set (WithRootCAs).
-func newEngineClient(c config) Streamer {
+func newEngineClient(c config) *stream.Client {
 	tr := stream.NewTransport()
 	if c.rootCAs != nil {
 		tr.TLSClientConfig = &tls.Config{RootCAs: c.rootCAs}
@@ -27,6 +27,21 @@ func newEngineClient(c config) Streamer {
 		opts = append(opts, stream.WithMaxLineBytes(c.maxLine))
 	}
 	return stream.NewClient(opts...)
+}
+
+// NewUpstreamClient is the client the helper streams with, for the other
+// commands that call an upstream themselves (calibrate's probe): the one rule
+// for a client that carries a user's key. Every request and every redirect it
+// follows is checked against the allow-list (WithAllowList; loopback only
+// without one), and a redirect that leaves the first request's origin carries
+// no credentials (withoutCredentialsAcrossHosts). WithTimeout,
+// WithIdleTimeout, WithRootCAs and WithMaxLineBytes apply as to the helper.
+func NewUpstreamClient(opts ...Option) *stream.Client {
+	c := newConfig(opts)
+	if sc, ok := c.streamer.(*stream.Client); ok {
+		return sc
+	}
+	return newEngineClient(c)
 }
 
 // allowTransport refuses requests to hosts off the allow-list. The handler

@@ -208,7 +208,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		p.audit.audit(r.Context(), rec, rr)
 	}
 	if p.output != nil {
-		p.output.check(rec, rr)
+		p.output.check(r.Context(), rec, rr)
 		if oc := rr.OutputCheck; oc != nil {
 			oc.Detail = p.redactor.String(oc.Detail)
 		}

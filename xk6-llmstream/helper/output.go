@@ -2,12 +2,12 @@ package helper
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/llmstream/xk6-llmstream/internal/gemini"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -48,10 +48,10 @@ const (
 // counted invalid (too_long): the check cannot decide, so it fails closed.
 const maxCheckBytes = 4 << 20
 
-// outputCheck is one request's check: the compiled schema, nil for JSON
-// without a schema.
+// outputCheck is one request's check: the schema (compiled, within the
+// bounds of schema.go), nil for JSON without a schema.
 type outputCheck struct {
-	schema *jsonschema.Schema
+	schema *schemaEntry
 }
 
 // formatFields are the body fields that ask for structured output.
@@ -96,9 +96,9 @@ func newOutputCheck(body []byte) (*outputCheck, *requestError) {
 	if len(schema) == 0 {
 		return &outputCheck{}, nil
 	}
-	sch, err := compileSchema(schema)
+	sch, err := checkedSchema(schema)
 	if err != nil {
-		return nil, badRequest("%s: the JSON schema does not compile: %v", field, err)
+		return nil, badRequest("%s: %v", field, err)
 	}
 	return &outputCheck{schema: sch}, nil
 }
@@ -200,56 +200,11 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// noLoader refuses every $ref outside the schema: the helper fetches and
-// reads nothing on a request's behalf.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("the helper does not load %s: a schema must be self-contained", url)
-}
-
-// schemaCache keeps compiled schemas by their text: a test sends the same
-// schema with every request. It is bounded; past the bound schemas are
-// compiled per request.
-var schemaCache = struct {
-	sync.Mutex
-	m map[string]*jsonschema.Schema
-}{m: map[string]*jsonschema.Schema{}}
-
-const maxCachedSchemas = 64
-
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	key := string(raw)
-	schemaCache.Lock()
-	sch, ok := schemaCache.m[key]
-	schemaCache.Unlock()
-	if ok {
-		return sch, nil
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	const loc = "mem:///response-schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	sch, err = c.Compile(loc)
-	if err != nil {
-		return nil, err
-	}
-	schemaCache.Lock()
-	if len(schemaCache.m) < maxCachedSchemas {
-		schemaCache.m[key] = sch
-	}
-	schemaCache.Unlock()
-	return sch, nil
-}
-
-// check checks a successful request's answer into its record.
-func (c *outputCheck) check(raw *stream.Record, rec *records.Record) {
+// check checks a successful request's answer into its record. The schema
+// validation stops when ctx ends (the client left) or its budget is spent
+// (MaxSchemaSteps): the answer is then counted invalid (too_long, not
+// checked), failing closed.
+func (c *outputCheck) check(ctx context.Context, raw *stream.Record, rec *records.Record) {
 	if !rec.OK() {
 		return
 	}
@@ -277,7 +232,12 @@ func (c *outputCheck) check(raw *stream.Record, rec *records.Record) {
 		oc.Invalid, oc.Detail = InvalidNotJSON, "the text does not parse as JSON: "+err.Error()
 		return
 	}
-	if err := c.schema.Validate(inst); err != nil {
+	if err := c.schema.validate(ctx, inst); err != nil {
+		var over *notCheckedError
+		if errors.As(err, &over) {
+			oc.Invalid, oc.Detail = InvalidTooLong, over.Error()
+			return
+		}
 		oc.Invalid, oc.Detail = InvalidSchema, schemaError(err)
 	}
 }

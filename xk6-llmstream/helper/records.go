@@ -51,7 +51,7 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 		TPOTNS: ns(int64(r.TPOT), r.HasTPOT), E2ENS: int64(r.E2E),
 		OutputTokens: r.OutputTokens, InputTokens: r.InputTokens, ReasoningTokens: r.ReasoningTokens,
 		CachedInputTokens: r.CachedInputTokens, CacheCreationInputTokens: r.CacheCreationInputTokens,
-		TokenSource: string(r.TokenSource), Events: r.Events, Bytes: r.Bytes, TextTokens: r.TextTokens}
+		TokenSource: string(r.TokenSource), NegativeUsage: r.NegativeUsage, Events: r.Events, Bytes: r.Bytes, TextTokens: r.TextTokens}
 	if out.API == "" {
 		out.API = string(p.req.Dialect)
 	}
@@ -86,7 +86,7 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 		out.Tools = make([]records.ToolCall, len(r.Tools))
 		for i, t := range r.Tools {
 			out.Tools[i] = records.ToolCall{ID: red.String(t.ID), Name: red.String(t.Name),
-				FirstArgNS: ns(int64(t.FirstArg), t.HasFirstArg), ParseError: t.ParseError}
+				FirstArgNS: ns(int64(t.FirstArg), t.HasFirstArg), ParseError: t.ParseError, Truncated: t.Truncated}
 		}
 	}
 	out.ToolsDropped = r.ToolCallsDropped

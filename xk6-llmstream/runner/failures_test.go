@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -49,5 +51,30 @@ func TestReportFailuresOneKind(t *testing.T) {
 	reportFailures([]helper.FailureKind{{Kind: "connect", Count: 3, Example: "dial tcp 127.0.0.1:9: connection refused"}}, say)
 	if want := "3 requests failed: connect ×3 — e.g. dial tcp 127.0.0.1:9: connection refused"; len(lines) != 1 || lines[0] != want {
 		t.Errorf("printed %q, want %q", lines, want)
+	}
+}
+
+// An upstream's error text with terminal escapes (an OSC title, a CSI that
+// clears the screen, a bell, a carriage return) is printed in run's failure
+// summary escaped (escape.Line), never raw.
+func TestRunFailureSummaryEscapesUpstreamText(t *testing.T) {
+	const evil = "\x1b]0;owned\x07\x1b[2J\rbad model\x9b31m"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(evil))
+	}))
+	defer srv.Close()
+	env, _ := fakeEnv(t, BaseURLEnv+"="+srv.URL+"/v1", "FAKE_K6_PROBE=/chat/completions", "FAKE_K6_EXIT=0")
+	var stderr lockedBuffer
+	if _, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	out := stderr.String()
+	if !strings.Contains(out, `\x1b]0;owned\x07\x1b[2J`) || !strings.Contains(out, `bad model\x9b31m`) {
+		t.Errorf("the summary lacks the escaped upstream text:\n%q", out)
+	}
+	if strings.ContainsAny(out, "\x1b\x07\r") || strings.Contains(out, "\x9b") {
+		t.Errorf("a control character reached the terminal raw:\n%q", out)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/escape"
 	"github.com/llmstream/xk6-llmstream/internal/headroom"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
@@ -112,8 +113,8 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	say := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "xk6-llmstream: "+format+"\n", args...)
+	say := func(format string, args ...any) { // text from upstreams included: one line, no control reaches the terminal
+		fmt.Fprintf(stderr, "xk6-llmstream: %s\n", escape.Line(fmt.Sprintf(format, args...)))
 	}
 
 	if err := CheckK6Nice(cfg.K6Nice); err != nil {
@@ -345,7 +346,7 @@ func chooseUpstream(cfg Config, env []string) (useMock bool, why string, allowLi
 		if err != nil {
 			return false, "", nil, err
 		}
-		allow = append(allow, allowEntry(u))
+		allow = append(allow, AllowEntry(u))
 	}
 	allowList, err = helper.ParseAllowList(allow...)
 	if err != nil {
@@ -455,9 +456,10 @@ func supervise(ctx context.Context, cmd *exec.Cmd, waitErr <-chan error, signals
 	}
 }
 
-// allowEntry is the allow-list entry for the host of LLM_BASE_URL: host:port
-// when the URL names a port, else the host on any port.
-func allowEntry(u *url.URL) string {
+// AllowEntry is the allow-list entry (helper.ParseAllowList) for the host of
+// LLM_BASE_URL, as run and calibrate's probe allow it: host:port when the
+// URL names a port, else the host on any port.
+func AllowEntry(u *url.URL) string {
 	if u.Port() != "" {
 		return u.Host
 	}

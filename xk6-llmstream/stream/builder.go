@@ -218,6 +218,7 @@ func (b *builder) finish(eof, pending bool) {
 	} else {
 		r.ReasoningTokens = b.reasoningEvents
 	}
+	clampUsage(r)
 	perEvent := b.hasOutput && b.perEvent && r.TextEvents > 0
 	if perEvent && len(b.textTokens) > 1 {
 		r.ITLTokens = b.textTokens[1:]

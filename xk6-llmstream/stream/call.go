@@ -230,16 +230,15 @@ func readCallAnswer(rec *Record, body []byte) string {
 		if err := json.Unmarshal(body, &rs); err != nil {
 			return "not a JSON array of {index, score}: " + err.Error()
 		}
+		idx := make([]int, len(rs))
 		for i, r := range rs {
 			if r.Index == nil || r.Score == nil {
 				return fmt.Sprintf("result %d has no index or score", i)
 			}
-			if *r.Index < 0 || *r.Index >= rec.Batch {
-				return fmt.Sprintf("result %d ranks document %d of %d", i, *r.Index, rec.Batch)
-			}
+			idx[i] = *r.Index
 		}
 		rec.Results = len(rs)
-		return ""
+		return checkRanks(idx, rec.Batch)
 	}
 	var a callAnswer
 	if err := json.Unmarshal(body, &a); err != nil {
@@ -256,6 +255,7 @@ func readCallAnswer(rec *Record, body []byte) string {
 	case a.Meta != nil && a.Meta.BilledUnits != nil && a.Meta.BilledUnits.InputTokens != nil:
 		rec.InputTokens, rec.TokenSource = *a.Meta.BilledUnits.InputTokens, TokensFromUsage
 	}
+	clampUsage(rec)
 	switch rec.Dialect {
 	case OpenAIEmbeddings:
 		rec.Results = len(a.Data)
@@ -269,16 +269,36 @@ func readCallAnswer(rec *Record, body []byte) string {
 		if a.Results == nil {
 			return "no \"results\" array"
 		}
+		idx := make([]int, len(a.Results))
 		for i, r := range a.Results {
-			if r.Index < 0 || r.Index >= rec.Batch {
-				return fmt.Sprintf("result %d ranks document %d of %d", i, r.Index, rec.Batch)
-			}
+			idx[i] = r.Index
 		}
 		rec.Results = len(a.Results)
-		return ""
+		return checkRanks(idx, rec.Batch)
 	}
 	if rec.Results != rec.Batch {
 		return fmt.Sprintf("%d embeddings for %d inputs", rec.Results, rec.Batch)
+	}
+	return ""
+}
+
+// checkRanks says what is wrong with a rerank answer's document indexes
+// (in answer order) for a request of batch documents: more results than
+// documents, an index out of range, or one document ranked twice; "" when
+// nothing is.
+func checkRanks(idx []int, batch int) string {
+	if len(idx) > batch {
+		return fmt.Sprintf("%d results for %d documents", len(idx), batch)
+	}
+	seen := make(map[int]int, len(idx))
+	for i, d := range idx {
+		if d < 0 || d >= batch {
+			return fmt.Sprintf("result %d ranks document %d of %d", i, d, batch)
+		}
+		if j, ok := seen[d]; ok {
+			return fmt.Sprintf("results %d and %d both rank document %d", j, i, d)
+		}
+		seen[d] = i
 	}
 	return ""
 }

@@ -92,6 +92,10 @@ type Record struct {
 	// CacheCreationInputTokens is how many of InputTokens the server wrote to
 	// its prompt cache (Anthropic cache_creation_input_tokens); 0 otherwise.
 	CacheCreationInputTokens int
+	// NegativeUsage is true when the usage report gave a negative token
+	// count: each such count is kept as 0 (clampUsage), the figure k6 is
+	// given too, and the record says so.
+	NegativeUsage bool
 
 	// ServerTimings is the server's own account of where its time went, when
 	// the stream reports one (ollama's final chunk, llama.cpp server's
@@ -193,3 +197,14 @@ const (
 
 // Failed reports whether the request failed.
 func (r *Record) Failed() bool { return r.Err != nil }
+
+// clampUsage keeps a negative token count of the usage report as 0 and
+// flags it (NegativeUsage): a count below 0 is a server's bug, and the
+// record, the helper's answer and k6 must all get the same figure.
+func clampUsage(r *Record) {
+	for _, n := range []*int{&r.OutputTokens, &r.InputTokens, &r.ReasoningTokens, &r.CachedInputTokens, &r.CacheCreationInputTokens} {
+		if *n < 0 {
+			*n, r.NegativeUsage = 0, true
+		}
+	}
+}

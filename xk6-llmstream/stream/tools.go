@@ -3,6 +3,9 @@ package stream
 import (
 	"encoding/json"
 	"time"
+	"unicode/utf8"
+
+	"github.com/llmstream/xk6-llmstream/internal/truncate"
 
 	"github.com/valyala/fastjson"
 )
@@ -26,6 +29,9 @@ type ToolCall struct {
 	// when no arguments came): ToolArgsInvalidJSON, ToolArgsNotObject,
 	// ToolArgsTooLarge.
 	ParseError string
+	// Truncated is true when the ID or the Name was longer than its bound
+	// (MaxToolIDBytes, MaxToolNameBytes) and was cut there.
+	Truncated bool
 }
 
 // The reasons a tool call's arguments did not parse (ToolCall.ParseError).
@@ -41,6 +47,16 @@ const (
 const (
 	MaxToolCalls    = 64
 	MaxToolArgBytes = 1 << 20
+)
+
+// MaxToolNameBytes and MaxToolIDBytes bound a tool call's name and id: a
+// longer one is cut at the bound (at a UTF-8 boundary) and the call marked
+// Truncated, as arguments over MaxToolArgBytes are cut and marked too_large.
+// APIs allow 64-character function names and ids of a few dozen bytes, so
+// nothing real is cut; an upstream's megabyte name is.
+const (
+	MaxToolNameBytes = 256
+	MaxToolIDBytes   = 256
 )
 
 // toolFrag is what one event says of one tool call. key names the call
@@ -72,10 +88,10 @@ func (b *builder) takeTools(d *delta, at time.Duration) {
 			continue
 		}
 		if len(f.id) > 0 && t.call.ID == "" {
-			t.call.ID = string(f.id)
+			t.call.ID = t.bounded(f.id, MaxToolIDBytes)
 		}
 		if len(f.name) > 0 && t.call.Name == "" {
-			t.call.Name = string(f.name)
+			t.call.Name = t.bounded(f.name, MaxToolNameBytes)
 		}
 		if f.argsSeen && !t.call.HasFirstArg {
 			t.call.FirstArg, t.call.HasFirstArg = at, true
@@ -97,6 +113,14 @@ func (b *builder) takeTools(d *delta, at time.Duration) {
 			t.call.FirstArg, t.call.HasFirstArg = at, true
 		}
 	}
+}
+
+// bounded is b as a string cut to max bytes, marking the call Truncated
+// when it cuts.
+func (t *toolAcc) bounded(b []byte, max int) string {
+	s, cut := truncate.UTF8(string(b[:min(len(b), max+utf8.UTFMax)]), max)
+	t.call.Truncated = t.call.Truncated || cut
+	return s
 }
 
 // toolFor returns the call a fragment with key belongs to, adding it when

@@ -111,3 +111,33 @@ func TestToolCallsBeyondTheCapAreCounted(t *testing.T) {
 		t.Errorf("counted %d, kept %d, dropped %d; want %d, %d, 3", rec.ToolCalls, len(rec.Tools), rec.ToolCallsDropped, MaxToolCalls+3, MaxToolCalls)
 	}
 }
+
+// TestToolCallNamesAndIDsAreBounded: a name or id over its bound is cut at
+// the bound and the call marked Truncated (as arguments over their bound
+// are cut and marked too_large); calls within the bounds are not marked.
+func TestToolCallNamesAndIDsAreBounded(t *testing.T) {
+	long := strings.Repeat("n", 100_000)
+	event := func(i int, id, name string) string {
+		return `data: {"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":` +
+			string(rune('0'+i)) + `,"id":"` + id + `","type":"function","function":{"name":"` + name + `","arguments":"{}"}}]},"finish_reason":null}]}` + "\n\n"
+	}
+	body := event(0, "call_1", long) + event(1, "n"+strings.Repeat("é", 50_000), "f") + event(2, "call_3", "g") +
+		`data: {"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
+	rec, err := Decode(strings.NewReader(body), OpenAIChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Tools) != 3 {
+		t.Fatalf("kept %d calls, want 3", len(rec.Tools))
+	}
+	c0, c1, c2 := rec.Tools[0], rec.Tools[1], rec.Tools[2]
+	if len(c0.Name) != MaxToolNameBytes || !c0.Truncated || c0.ID != "call_1" {
+		t.Errorf("long name: %d bytes, truncated %v", len(c0.Name), c0.Truncated)
+	}
+	if len(c1.ID) != MaxToolIDBytes-1 || !strings.HasSuffix(c1.ID, "é") || !c1.Truncated || c1.Name != "f" { // é is 2 bytes: cut at a character
+		t.Errorf("long id: %d bytes, truncated %v", len(c1.ID), c1.Truncated)
+	}
+	if c2.Truncated || c2.Name != "g" || c2.ID != "call_3" {
+		t.Errorf("short call marked: %+v", c2)
+	}
+}

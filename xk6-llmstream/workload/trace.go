@@ -96,7 +96,8 @@ type traceReader struct {
 	skip        func(TraceSkip)
 	first, prev float64         // the first and the previous request's time, ms
 	roots       map[int64]int64 // Bailian: chat id → its session's first chat id
-	epoch       time.Time       // Azure: the first row's time
+	epoch       time.Time       // Azure: the first row's time (hasEpoch: read; year 1 is a time too)
+	hasEpoch    bool
 }
 
 // send checks the time and the lengths and passes the request on.
@@ -280,10 +281,15 @@ func (t *traceReader) csv(r io.Reader, format TraceFormat) error {
 			if !ok {
 				return fmt.Errorf("%s:%d: %s %q is not a date and time like 2023-11-16 18:15:46.6805900", t.name, line, header[at], rec[at])
 			}
-			if t.epoch.IsZero() {
-				t.epoch = ts
+			if !t.hasEpoch {
+				t.epoch, t.hasEpoch = ts, true
 			}
-			ms = float64(ts.Sub(t.epoch).Nanoseconds()) / 1e6 // from the first row: exact to the ns
+			d := ts.Sub(t.epoch)
+			if d == math.MaxInt64 || d == math.MinInt64 { // Sub saturates: the span is not a time.Duration
+				return fmt.Errorf("%s:%d: %s %q is more than 292 years (Go's longest duration) from the first row's %s",
+					t.name, line, header[at], rec[at], t.epoch.Format(azureTimeLayouts[0]))
+			}
+			ms = float64(d.Nanoseconds()) / 1e6 // from the first row: exact to the ns
 		} else {
 			s, err := strconv.ParseFloat(strings.TrimSpace(rec[at]), 64)
 			if err != nil {

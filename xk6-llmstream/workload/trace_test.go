@@ -167,6 +167,8 @@ func TestTraceErrorsNameTheLine(t *testing.T) {
 		{BurstGPT, "Timestamp,Model,Request tokens\n1,x,3\n", `no "Response tokens" column`},
 		{BurstGPT, "Timestamp,Request tokens,Response tokens\n1,3,2\n2,3.5,2\n", `t:3: Request tokens "3.5" is not a whole number`},
 		{Azure, "TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,3,2\n", `t:2: TIMESTAMP "yesterday" is not a date`},
+		{Azure, "TIMESTAMP,ContextTokens,GeneratedTokens\n0001-01-01 00:00:00,3,2\n9999-12-31 23:59:59,3,2\n", `t:3: TIMESTAMP "9999-12-31 23:59:59" is more than 292 years`},
+		{Azure, "TIMESTAMP,ContextTokens,GeneratedTokens\n9999-12-31 23:59:59,3,2\n0001-01-01 00:00:00,3,2\n", `t:3: TIMESTAMP "0001-01-01 00:00:00" is more than 292 years`},
 		{"sharegpt", "", "unknown trace format"},
 	} {
 		err := ReadTrace(strings.NewReader(c.in), "t", c.format, func(TraceRequest) error { return nil }, nil)
