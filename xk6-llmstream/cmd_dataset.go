@@ -25,6 +25,8 @@ whose prompts have exactly the drawn number of tokens under --tokenizer.
 Lengths (--input-tokens, --output-tokens, --turn-input-tokens) are in tokens:
   512 | fixed:512 | uniform:min=100,max=1000
   normal:mean=512,sd=128[,min=1,max=2048] | lognormal:mean=512,sd=256[,min=..,max=..]
+each at most 2,000,000 tokens, as is every length a trace gives (larger ones
+are refused, naming the spec or the trace's line; docs/input-bounds.md).
 A request trace (--input with --format mooncake, bailian, burstgpt or azure)
 becomes one entry per request with its send time (at_ms, for the module's
 replay()), a prompt of exactly its input length and its output length; equal

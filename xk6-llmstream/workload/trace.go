@@ -116,6 +116,10 @@ func (t *traceReader) send(q TraceRequest, rawMS float64) error {
 	switch {
 	case q.Input < 0 || q.Output < 0:
 		return fmt.Errorf("%s:%d: negative token count (input %d, output %d)", t.name, q.Line, q.Input, q.Output)
+	case q.Input > MaxTokens:
+		return fmt.Errorf("%s:%d: input length %s", t.name, q.Line, overMaxTokens(q.Input))
+	case q.Output > MaxTokens:
+		return fmt.Errorf("%s:%d: output length %s", t.name, q.Line, overMaxTokens(q.Output))
 	case q.Input == 0 || q.Output == 0:
 		if t.skip != nil {
 			t.skip(TraceSkip{Line: q.Line, Reason: fmt.Sprintf("input %d, output %d tokens: nothing to send", q.Input, q.Output)})
