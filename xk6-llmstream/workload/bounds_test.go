@@ -43,3 +43,37 @@ func TestTokenLengthBound(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceReaderChecks: a trace is read under the prompt files' rule — an
+// entry over MaxEntryBytes and invalid UTF-8 stop the read with the file and
+// line — in both the CSV and the JSONL formats; nothing is replaced silently.
+func TestTraceReaderChecks(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("m", int(MaxEntryBytes)+1)
+	limit := fmt.Sprintf("limit of %d bytes", MaxEntryBytes)
+	const burstHead = "Timestamp,Model,Request tokens,Response tokens,Log Type\n"
+	for _, c := range []struct {
+		name   string
+		format TraceFormat
+		data   string
+		want   []string
+	}{
+		{"big CSV field", BurstGPT, burstHead + "0,m,10,5,ok\n1,\"" + big + "\",10,5,ok\n", []string{"t.csv:3:", limit}},
+		{"big Azure field", Azure, "TIMESTAMP,ContextTokens,GeneratedTokens\n" + big + ",1,1\n", []string{"t.csv:2:", limit}},
+		{"bad UTF-8 in CSV", BurstGPT, burstHead + "0,m,10,5,ok\n1,gpt\xff4,10,5,ok\n", []string{"t.csv:3:", "invalid UTF-8"}},
+		{"bad UTF-8 in JSONL", Mooncake, `{"timestamp":0,"input_length":10,"output_length":5}` + "\n" +
+			`{"timestamp":1,"input_length":10,"output_length":5,"type":"a` + "\xfe" + `b"}` + "\n", []string{"t.csv:2:", "invalid UTF-8"}},
+	} {
+		n := 0
+		err := ReadTrace(strings.NewReader(c.data), "t.csv", c.format, func(TraceRequest) error { n++; return nil }, nil)
+		if err == nil {
+			t.Errorf("%s: no error after %d requests", c.name, n)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %.200s; want %q in it", c.name, err, w)
+			}
+		}
+	}
+}
