@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
 
@@ -325,7 +326,7 @@ func datasetCreate(name string, stdout io.Writer) (io.Writer, func(ok bool) erro
 	if name == "-" {
 		return stdout, func(bool) error { return nil }, nil
 	}
-	fh, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	fh, err := atomicfile.Create(name, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot create output: %w", err)
 	}
@@ -336,19 +337,15 @@ func datasetCreate(name string, stdout io.Writer) (io.Writer, func(ok bool) erro
 		w, closeW = zw, zw.Close
 	}
 	return w, func(ok bool) error {
-		err := errors.Join(closeW(), fh.Close())
-		if ok && err == nil {
-			if err = os.Chmod(fh.Name(), 0o644); err == nil {
-				err = os.Rename(fh.Name(), name)
-			}
+		if !ok {
+			fh.Abort()
+			return nil
 		}
-		if !ok || err != nil {
-			os.Remove(fh.Name())
-		}
-		if err != nil {
+		if err := closeW(); err != nil {
+			fh.Abort()
 			return fmt.Errorf("writing %s: %w", name, err)
 		}
-		return nil
+		return fh.Commit()
 	}, nil
 }
 

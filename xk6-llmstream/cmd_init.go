@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/js"
 )
 
@@ -107,6 +108,16 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			return usagef("%s already holds %s: nothing written (--force overwrites)", dir, strings.Join(present, ", "))
 		}
 	}
+	return writeInitFiles(dir, files, stdout)
+}
+
+// writeInitFiles writes the files as one batch (internal/atomicfile): each
+// under a temporary name, renamed into place once all are complete, so a
+// failed write (a full disk) leaves no new file half-written.
+func writeInitFiles(dir string, files []initFile, stdout io.Writer) error {
+	var b atomicfile.Batch
+	defer b.Abort()
+	var names []string
 	for _, f := range files {
 		data, err := fs.ReadFile(f.src, f.path)
 		if err != nil {
@@ -116,9 +127,15 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
+		if err := b.Write(dst, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
+		names = append(names, dst)
+	}
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	for _, dst := range names {
 		if _, err := fmt.Fprintln(stdout, dst); err != nil {
 			return err
 		}
