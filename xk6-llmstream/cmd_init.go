@@ -95,6 +95,9 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if err := initLinks(dir, files); err != nil {
+		return err
+	}
 	if !*force {
 		var present []string
 		for _, f := range files {
@@ -109,6 +112,32 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	return writeInitFiles(dir, files, stdout)
+}
+
+// initLinks refuses a symbolic link at any path init would write in dir (a
+// file, or a folder such as lib/): with --force, writing there would replace
+// or fill what the link points at, which may be outside dir.
+func initLinks(dir string, files []initFile) error {
+	seen := map[string]bool{}
+	for _, f := range files {
+		parts := strings.Split(f.name, "/")
+		for i := range parts {
+			p := filepath.Join(dir, filepath.FromSlash(strings.Join(parts[:i+1], "/")))
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			fi, err := os.Lstat(p)
+			if err != nil {
+				break // not there: nothing below it is either
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(p)
+				return fmt.Errorf("%s is a symbolic link (to %s): init does not write through links, which may lead outside %s; remove it and run init again", p, target, dir)
+			}
+		}
+	}
+	return nil
 }
 
 // writeInitFiles writes the files as one batch (internal/atomicfile): each

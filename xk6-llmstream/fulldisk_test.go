@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -63,5 +64,42 @@ func TestCalibrateKeepFullDiskLeavesNoProfile(t *testing.T) {
 	}
 	if got := walk(t, dir); len(got) != 0 {
 		t.Errorf("calibrate left %v", got)
+	}
+}
+
+// TestInitForceRefusesLinks: init --force refuses a symbolic link where it
+// would write — a file of the module, or the lib/ folder — naming it, and
+// writes nothing, so a file outside the folder is never written.
+func TestInitForceRefusesLinks(t *testing.T) {
+	t.Parallel()
+	for _, link := range []string{"llmstream.js", "lib", "lib/replay.js"} {
+		dir, outside := t.TempDir(), t.TempDir()
+		victim := filepath.Join(outside, "victim")
+		if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		target := victim
+		if link == "lib" {
+			target = outside
+		}
+		lp := filepath.Join(dir, filepath.FromSlash(link))
+		os.MkdirAll(filepath.Dir(lp), 0o755)
+		if err := os.Symlink(target, lp); err != nil {
+			t.Skip(err)
+		}
+		var out, errb bytes.Buffer
+		err := runInit([]string{"--force", dir}, nil, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), lp+" is a symbolic link") {
+			t.Errorf("%s: %v; want a refusal naming %s", link, err, lp)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep" {
+			t.Errorf("%s: the file outside was written: %.40q", link, b)
+		}
+		if des, _ := os.ReadDir(outside); len(des) != 1 {
+			t.Errorf("%s: %d entries outside, want the victim alone", link, len(des))
+		}
+		if _, err := os.Stat(filepath.Join(dir, "script.js")); err == nil {
+			t.Errorf("%s: init wrote files before refusing", link)
+		}
 	}
 }
