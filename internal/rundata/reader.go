@@ -137,7 +137,12 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		r.files[i] = st
 		if err != nil {
 			var le *k6json.LineError
-			if errors.As(err, &le) || errors.As(err, new(*records.LineError)) {
+			if errors.As(err, &le) && st.Points == 0 && st.Decls == 0 && st.Other == 0 {
+				// Nothing of k6's was read before the bad line: the file is
+				// not a damaged k6 output but something else (a README).
+				return &InputError{fmt.Errorf("%s is not k6 --out json output (one JSON object a line, from k6 run --out json=FILE): line %d: %v", in.Path, le.Line, le.Err)}
+			}
+			if le != nil || errors.As(err, new(*records.LineError)) {
 				return &InputError{fmt.Errorf("%w (use --lenient to skip corrupt lines)", err)}
 			}
 			return &InputError{err}
