@@ -90,3 +90,14 @@ func TestInputWithoutSamplesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryOfANonJSONFileSaysSoFirst: a file that is not JSON at all (a
+// README) is named as not k6 --out json output, first, without sending the
+// user to --lenient.
+func TestSummaryOfANonJSONFileSaysSoFirst(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := run(t, nil, "summary", "../README.md")
+	if code == 0 || !strings.HasPrefix(stderr, "analyze summary: ../README.md is not k6 --out json output") || strings.Contains(stderr, "--lenient") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
@@ -84,6 +85,9 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkTypos(r, checks); err != nil {
+		return err
+	}
 	rep, err := ev.Evaluate(r, checks)
 	if err != nil {
 		return err
@@ -99,6 +103,21 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "analyze check: %s\n", output.CheckTally(rep))
 		}
 		return errCheckFailed
+	}
+	return nil
+}
+
+// checkTypos refuses, as a usage error naming the metric it likely meant, a
+// check on a metric that is neither in the inputs nor one of the module's
+// but is a few edits from one the inputs have (llm_ttfy for llm_ttft): a
+// typo, not a performance failure. A known metric with no samples, or a
+// name close to none, stays a failed check with no data.
+func checkTypos(r *rundata.Reader, checks []thresholds.Check) error {
+	for _, c := range checks {
+		if _, builtin := metrics.Lookup(c.Metric); builtin || r.Seen(c.Metric) || r.Suggest(c.Metric) == "" {
+			continue
+		}
+		return fmt.Errorf("check %q: %w", c.Source, r.NotInInputs(c.Metric))
 	}
 	return nil
 }

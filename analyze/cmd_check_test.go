@@ -328,3 +328,21 @@ func TestCheckK6ThresholdsCounterRateSpan(t *testing.T) {
 		t.Errorf("rate %v/s (--check), %v/s (--k6-thresholds) on %d and %d samples: want both 10/s on 2", *c.Observed, *th.Observed, c.Count, th.Count)
 	}
 }
+
+// TestCheckTypoIsAUsageError: a check on a metric a few edits from one the
+// inputs have (llm_ttfy) is a usage error (exit 2) saying which it likely
+// meant, as plot --metric says; a name close to none stays a failed check.
+func TestCheckTypoIsAUsageError(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := run(t, nil, "check", fixV2, "--check", "llm_ttfy: p(99)<2000")
+	if code != 2 || !strings.Contains(stderr, "did you mean llm_ttft?") {
+		t.Errorf("check llm_ttfy: exit %d, %q; want 2 and did you mean llm_ttft", code, stderr)
+	}
+	code, _, stderr = run(t, nil, "plot", fixV2, "--metric", "llm_ttfy", "-o", t.TempDir()+"/x.png")
+	if code != 2 || !strings.Contains(stderr, "did you mean llm_ttft?") {
+		t.Errorf("plot llm_ttfy: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr = run(t, nil, "check", fixV2, "--check", "zzz_custom_counter: count>0"); code != 99 {
+		t.Errorf("check on an absent custom metric: exit %d, %q; want 99 (no data)", code, stderr)
+	}
+}

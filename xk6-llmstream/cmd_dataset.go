@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
 
@@ -25,6 +26,8 @@ whose prompts have exactly the drawn number of tokens under --tokenizer.
 Lengths (--input-tokens, --output-tokens, --turn-input-tokens) are in tokens:
   512 | fixed:512 | uniform:min=100,max=1000
   normal:mean=512,sd=128[,min=1,max=2048] | lognormal:mean=512,sd=256[,min=..,max=..]
+each at most 2,000,000 tokens, as is every length a trace gives (larger ones
+are refused, naming the spec or the trace's line; docs/input-bounds.md).
 A request trace (--input with --format mooncake, bailian, burstgpt or azure)
 becomes one entry per request with its send time (at_ms, for the module's
 replay()), a prompt of exactly its input length and its output length; equal
@@ -323,7 +326,7 @@ func datasetCreate(name string, stdout io.Writer) (io.Writer, func(ok bool) erro
 	if name == "-" {
 		return stdout, func(bool) error { return nil }, nil
 	}
-	fh, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	fh, err := atomicfile.Create(name, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot create output: %w", err)
 	}
@@ -334,19 +337,15 @@ func datasetCreate(name string, stdout io.Writer) (io.Writer, func(ok bool) erro
 		w, closeW = zw, zw.Close
 	}
 	return w, func(ok bool) error {
-		err := errors.Join(closeW(), fh.Close())
-		if ok && err == nil {
-			if err = os.Chmod(fh.Name(), 0o644); err == nil {
-				err = os.Rename(fh.Name(), name)
-			}
+		if !ok {
+			fh.Abort()
+			return nil
 		}
-		if !ok || err != nil {
-			os.Remove(fh.Name())
-		}
-		if err != nil {
+		if err := closeW(); err != nil {
+			fh.Abort()
 			return fmt.Errorf("writing %s: %w", name, err)
 		}
-		return nil
+		return fh.Commit()
 	}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/js"
 )
 
@@ -94,6 +95,9 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if err := initLinks(dir, files); err != nil {
+		return err
+	}
 	if !*force {
 		var present []string
 		for _, f := range files {
@@ -107,6 +111,42 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			return usagef("%s already holds %s: nothing written (--force overwrites)", dir, strings.Join(present, ", "))
 		}
 	}
+	return writeInitFiles(dir, files, stdout)
+}
+
+// initLinks refuses a symbolic link at any path init would write in dir (a
+// file, or a folder such as lib/): with --force, writing there would replace
+// or fill what the link points at, which may be outside dir.
+func initLinks(dir string, files []initFile) error {
+	seen := map[string]bool{}
+	for _, f := range files {
+		parts := strings.Split(f.name, "/")
+		for i := range parts {
+			p := filepath.Join(dir, filepath.FromSlash(strings.Join(parts[:i+1], "/")))
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			fi, err := os.Lstat(p)
+			if err != nil {
+				break // not there: nothing below it is either
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(p)
+				return fmt.Errorf("%s is a symbolic link (to %s): init does not write through links, which may lead outside %s; remove it and run init again", p, target, dir)
+			}
+		}
+	}
+	return nil
+}
+
+// writeInitFiles writes the files as one batch (internal/atomicfile): each
+// under a temporary name, renamed into place once all are complete, so a
+// failed write (a full disk) leaves no new file half-written.
+func writeInitFiles(dir string, files []initFile, stdout io.Writer) error {
+	var b atomicfile.Batch
+	defer b.Abort()
+	var names []string
 	for _, f := range files {
 		data, err := fs.ReadFile(f.src, f.path)
 		if err != nil {
@@ -116,9 +156,15 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
+		if err := b.Write(dst, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
+		names = append(names, dst)
+	}
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	for _, dst := range names {
 		if _, err := fmt.Fprintln(stdout, dst); err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/sweep"
 )
@@ -272,7 +273,7 @@ func writeSweep(f *sweepFlags, res *sweep.Result, stdout, stderr io.Writer) erro
 	if err := sweep.WriteTable(stdout, res); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("--json: %w", err)
 	}
 	_, err = fmt.Fprintf(stdout, "result: %s (version %s)\nfigures: analyze plot %s -o %s\n", path, strconv.Itoa(res.Version), path, f.outDir)

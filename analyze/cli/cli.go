@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
@@ -182,22 +182,13 @@ func (o *Output) Validate() error {
 	return Usagef("unknown --format %q (want %s)", o.Format, strings.Join(o.formats, ", "))
 }
 
-// write writes the output to stdout or to the -o file, keeping any error
-// (including Close's).
+// write writes the output to stdout or to the -o file, which appears only
+// once complete (internal/atomicfile).
 func (o *Output) Write(stdout io.Writer, fn func(io.Writer) error) (err error) {
 	if o.Out == "" || o.Out == "-" {
 		return fn(stdout)
 	}
-	f, err := os.Create(o.Out)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-	}()
-	return fn(f)
+	return atomicfile.Write(o.Out, 0o644, fn)
 }
 
 // Input are the flags every subcommand shares to say what to read and what

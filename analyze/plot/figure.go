@@ -1,15 +1,14 @@
 package plot
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"image/color"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -296,30 +295,20 @@ func (f *Figure) SVG() ([]byte, error) {
 	return b, nil
 }
 
-// Save writes the figure to path in the format its extension names, keeping
-// the error of Close.
+// Save writes the figure to path in the format its extension names; the
+// file appears only once complete (internal/atomicfile).
 func (f *Figure) Save(path string) (err error) {
 	format, err := FormatOf(path)
 	if err != nil {
 		return err
 	}
-	file, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := file.Close(); err == nil && cerr != nil {
-			err = cerr
+	// Through a temporary file: a failed write leaves no partial image.
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if err := f.Encode(w, format); err != nil {
+			return fmt.Errorf("plot: writing %s: %w", path, err)
 		}
-	}()
-	w := bufio.NewWriter(file)
-	if err := f.Encode(w, format); err != nil {
-		return fmt.Errorf("plot: writing %s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("plot: writing %s: %w", path, err)
-	}
-	return nil
+		return nil
+	})
 }
 
 func (f *Figure) dpi() int {

@@ -1,12 +1,13 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,7 +16,9 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/analyze/output"
+	"github.com/llmstream/xk6-llmstream/analyze/plot"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 )
 
@@ -43,20 +46,40 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 }).Parse(pageTemplate))
 
 // Write makes dir (and its parents) if needed and writes dir/index.html and
-// each figure's PNG into it, replacing files of the same names.
-func Write(dir string, r *Report) error {
+// each figure's PNG into it, replacing files of the same names. The files
+// are written as one batch (internal/atomicfile): a failure leaves none of
+// them new or half-written, and removes dir if Write made it.
+func Write(dir string, r *Report) (err error) {
 	if err := checkFigures(r); err != nil {
 		return err
 	}
+	_, statErr := os.Stat(dir)
+	made := errors.Is(statErr, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	var b atomicfile.Batch
+	defer func() {
+		if err != nil {
+			b.Abort()
+			if made {
+				os.Remove(dir)
+			}
+		}
+	}()
 	for _, nf := range allFigures(r) {
-		if err := nf.fig.Fig.Save(filepath.Join(dir, nf.fig.File)); err != nil {
+		fig := nf.fig.Fig
+		if err := b.Write(filepath.Join(dir, nf.fig.File), 0o644, func(w io.Writer) error { return fig.Encode(w, plot.PNG) }); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	return writeFile(filepath.Join(dir, IndexFile), func(w io.Writer) error { return Render(w, r) })
+	if err := b.Write(filepath.Join(dir, IndexFile), 0o644, func(w io.Writer) error { return Render(w, r) }); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
 }
 
 // Render writes the page to w.
@@ -137,23 +160,6 @@ func inlineSVG(f Figure) (template.HTML, error) {
 	// gonum's SVG is generated here from numbers and escaped labels; it is
 	// trusted markup.
 	return template.HTML(b), nil
-}
-
-func writeFile(path string, fn func(io.Writer) error) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("report: %w", cerr)
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err := fn(bw); err != nil {
-		return err
-	}
-	return bw.Flush()
 }
 
 // anchor makes an HTML id from a metric name.

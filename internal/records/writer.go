@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/internal/filelock"
 )
 
@@ -103,7 +104,9 @@ type Stats struct {
 // refuses a file another writer holds (ErrInUse): two writers on one file
 // would overwrite each other's lines. It refuses to replace an existing
 // regular file that is neither empty nor a records file (plain or gzip)
-// unless o.Overwrite (ErrNotRecordsFile). Both errors name the file.
+// unless o.Overwrite (ErrNotRecordsFile). Both errors name the file. A
+// write error (a full disk) removes the regular file at Close: no partial
+// records file is left.
 func Create(path string, o Options) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -114,7 +117,7 @@ func Create(path string, o Options) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	w := newWriter(f, strings.HasSuffix(path, ".gz"), o, func(w *Writer) {
+	w := newWriter(atomicfile.Injected(path, f), strings.HasSuffix(path, ".gz"), o, func(w *Writer) {
 		w.file, w.unlock, w.name = f, unlock, path
 	})
 	return w, nil
@@ -333,6 +336,13 @@ func (w *Writer) finish() {
 	var errs []error
 	if w.gz != nil && w.err == nil {
 		errs = append(errs, w.gz.Close())
+	}
+	if w.err != nil && w.unlock != nil {
+		// A regular file cut by a write error (a full disk) is removed, not
+		// left partial; the error says so.
+		if rerr := os.Remove(w.name); rerr == nil {
+			w.err = fmt.Errorf("%w (the partial file was removed)", w.err)
+		}
 	}
 	if w.unlock != nil {
 		errs = append(errs, w.unlock())

@@ -11,6 +11,8 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
 	"github.com/llmstream/xk6-llmstream/internal/records"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Input is one file to read: its path ("-" for stdin) and the label it is
@@ -137,7 +139,12 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		r.files[i] = st
 		if err != nil {
 			var le *k6json.LineError
-			if errors.As(err, &le) || errors.As(err, new(*records.LineError)) {
+			if errors.As(err, &le) && st.Points == 0 && st.Decls == 0 && st.Other == 0 {
+				// Nothing of k6's was read before the bad line: the file is
+				// not a damaged k6 output but something else (a README).
+				return &InputError{fmt.Errorf("%s is not k6 --out json output (one JSON object a line, from k6 run --out json=FILE): line %d: %v", in.Path, le.Line, le.Err)}
+			}
+			if le != nil || errors.As(err, new(*records.LineError)) {
 				return &InputError{fmt.Errorf("%w (use --lenient to skip corrupt lines)", err)}
 			}
 			return &InputError{err}
@@ -150,7 +157,7 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 	rr.warn(r.opts.Warn)
 	for _, m := range r.sel.Metrics {
 		if !r.names[m] && !r.sel.MissingOK {
-			return Errorf("metric %q is not in the inputs (they have: %s)", m, strings.Join(r.MetricNames(), ", "))
+			return r.NotInInputs(m)
 		}
 	}
 	return nil
@@ -238,6 +245,30 @@ func (r *Reader) Start() time.Time {
 }
 
 // MetricNames lists the metric names seen, sorted.
+// NotInInputs is the error for a metric the inputs do not have: it names
+// the closest one they have ("did you mean"), when one is close, and lists
+// them all. An InputError: a usage error, exit 2.
+func (r *Reader) NotInInputs(name string) error {
+	hint := ""
+	if s := r.Suggest(name); s != "" {
+		hint = fmt.Sprintf("did you mean %s? ", s)
+	}
+	return Errorf("metric %q is not in the inputs (%sthey have: %s)", name, hint, strings.Join(r.MetricNames(), ", "))
+}
+
+// Suggest is the metric of the inputs closest to name by edit distance, when
+// it is within a third of name's length (at least 1, at most 3 edits): a
+// likely typo. Empty when none is that close.
+func (r *Reader) Suggest(name string) string {
+	best, bestD := "", min(max(len(name)/3, 1), 3)+1
+	for _, n := range r.MetricNames() {
+		if d := levenshtein.ComputeDistance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
 func (r *Reader) MetricNames() []string {
 	names := make([]string, 0, len(r.names))
 	for n := range r.names {

@@ -28,14 +28,16 @@ var Commit = ""
 
 // Info describes one build.
 type Info struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit"`             // "unknown" when neither -ldflags nor vcs.revision gives it
-	Modified  bool   `json:"modified,omitempty"` // built from a work tree with uncommitted changes
-	CommitAt  string `json:"commit_time,omitempty"`
-	Module    string `json:"module,omitempty"`         // module path of the main package
-	ModuleVer string `json:"module_version,omitempty"` // "(devel)" for a build from a checkout
-	GoVersion string `json:"go"`
-	Platform  string `json:"platform"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"` // "unknown" when neither -ldflags nor vcs.revision gives it
+	// NoCommitWhy says why Commit is unknown (text output only).
+	NoCommitWhy string `json:"-"`
+	Modified    bool   `json:"modified,omitempty"` // built from a work tree with uncommitted changes
+	CommitAt    string `json:"commit_time,omitempty"`
+	Module      string `json:"module,omitempty"`         // module path of the main package
+	ModuleVer   string `json:"module_version,omitempty"` // "(devel)" for a build from a checkout
+	GoVersion   string `json:"go"`
+	Platform    string `json:"platform"`
 }
 
 // Get returns the Info of the running binary.
@@ -65,6 +67,8 @@ func fromBuildInfo(bi *debug.BuildInfo, ok bool) Info {
 	}
 	if in.Commit == "" {
 		in.Commit = "unknown"
+		in.NoCommitWhy = "built without VCS information: -buildvcs=false (see go env GOFLAGS), or not from a git checkout; " +
+			"set it with -ldflags \"-X github.com/llmstream/xk6-llmstream/internal/version.Commit=$(git rev-parse HEAD)\""
 	}
 	return in
 }
@@ -76,6 +80,9 @@ func Write(w io.Writer, name string, in Info) error {
 	commit := in.Commit
 	if in.Modified {
 		commit += " (modified)"
+	}
+	if in.NoCommitWhy != "" {
+		commit += " (" + in.NoCommitWhy + ")"
 	}
 	fmt.Fprintf(&b, "  commit:  %s\n", commit)
 	if in.CommitAt != "" {

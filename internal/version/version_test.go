@@ -44,6 +44,12 @@ func TestFromBuildInfo(t *testing.T) {
 	if got := fromBuildInfo(nil, false).Commit; got != "unknown" {
 		t.Errorf("commit %q without build info, want unknown", got)
 	}
+	// An unknown commit says why, and how to set it.
+	out.Reset()
+	Write(&out, "analyze", fromBuildInfo(&debug.BuildInfo{GoVersion: "go1.26.1"}, true))
+	if s := out.String(); !strings.Contains(s, "commit:  unknown (built without VCS information: -buildvcs=false") || !strings.Contains(s, "version.Commit=$(git rev-parse HEAD)") {
+		t.Errorf("unknown commit without a reason:\n%s", s)
+	}
 }
 
 // TestVersionMatchesModule: the binaries and llmstream.js carry one version.

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/internal/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
@@ -98,7 +99,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(profilePath, profile, 0o600); err != nil {
+	if err := atomicfile.WriteFile(profilePath, profile, 0o600); err != nil {
 		return nil, err
 	}
 

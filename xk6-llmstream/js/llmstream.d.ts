@@ -759,6 +759,8 @@ export function replay(dataset: Dataset | Entry[], options: ReplayOptions | unde
 export const REPLAY_LAG_P99_MS: 500;
 /** The send lag median (ms) above which a replay is degraded. */
 export const REPLAY_LAG_P50_MS: 10;
+/** The latest send time replay() schedules, ms after its start (7 days); a later entry is refused. */
+export const REPLAY_HORIZON_MS: 604800000;
 /** Parses a JSONL dataset; errors name the file and line. */
 export function parseDataset(name: string, text: string): { entries: Entry[]; sessions: [number, number][] };
 /** A seeded uniform generator on (0, 1). */

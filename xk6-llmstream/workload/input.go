@@ -2,6 +2,8 @@ package workload
 
 import (
 	"bytes"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -106,4 +108,52 @@ func (c *checkedReader) check(b []byte, last bool) error {
 // tooLong is the message for an entry over limit bytes.
 func tooLong(limit int64) string {
 	return fmt.Sprintf("an entry longer than the limit of %d bytes (%d MiB) per entry", limit, limit>>20)
+}
+
+// csvReader reads a CSV input file, the prompts' or a trace's, under one
+// rule: a leading byte order mark is dropped, invalid UTF-8 and a record over
+// MaxEntryBytes stop the read, and every error names the file and line.
+type csvReader struct {
+	name string
+	in   *checkedReader
+	cr   *csv.Reader
+}
+
+func newCSVReader(r io.Reader, name string) *csvReader {
+	in := newCheckedReader(r, MaxEntryBytes)
+	return &csvReader{name: name, in: in, cr: csv.NewReader(in)}
+}
+
+// Header reads the header row.
+func (c *csvReader) Header() ([]string, error) {
+	h, _, err := c.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s:1: no CSV header row: the file is empty", c.name)
+	}
+	return h, err
+}
+
+// Read reads the next record and the line it starts on; io.EOF at the end.
+func (c *csvReader) Read() ([]string, int, error) {
+	rec, err := c.cr.Read()
+	if err == io.EOF {
+		return nil, 0, io.EOF
+	}
+	if err != nil {
+		var ie *inputError
+		var pe *csv.ParseError
+		switch {
+		case errors.As(err, &ie):
+			return nil, 0, fmt.Errorf("%s:%d: %s", c.name, ie.line, ie.msg)
+		case errors.As(err, &pe):
+			return nil, 0, fmt.Errorf("%s:%d: bad CSV row: %v", c.name, pe.StartLine, pe.Err)
+		}
+		return nil, 0, fmt.Errorf("%s: bad CSV row: %w", c.name, err)
+	}
+	line, _ := c.cr.FieldPos(0)
+	if size := c.cr.InputOffset() - c.in.mark; size > MaxEntryBytes {
+		return nil, 0, fmt.Errorf("%s:%d: %s", c.name, line, tooLong(MaxEntryBytes))
+	}
+	c.in.Mark(c.cr.InputOffset())
+	return rec, line, nil
 }

@@ -8,6 +8,15 @@ import (
 	"strings"
 )
 
+// MaxTokens bounds every token length the package reads or draws: a trace's
+// input and output lengths, and the lengths of a distribution (--input-tokens,
+// --output-tokens, --turn-input-tokens). Two million tokens is above every
+// context window in service and, at about 4 bytes a token, still under
+// MaxEntryBytes of prompt text; a larger length is refused where it is read
+// (file and line, or the spec) rather than made into a prompt that cannot fit
+// in memory. Documented in docs/input-bounds.md.
+var MaxTokens = 2_000_000
+
 // DistKind names a length distribution.
 type DistKind string
 
@@ -22,7 +31,7 @@ const (
 // Dist is a distribution of lengths in tokens. Mean and SD are of the lengths
 // themselves (for LogNormal too: the parameters of the log are derived). Samples
 // outside [Min, Max] are drawn again, up to a bound, then clamped; Max 0 means
-// no upper bound. Uniform draws integers in [Min, Max].
+// no upper bound but MaxTokens. Uniform draws integers in [Min, Max].
 type Dist struct {
 	Kind     DistKind
 	Mean, SD float64
@@ -46,6 +55,9 @@ func ParseDist(s string) (Dist, error) {
 		if !hasParams || err != nil || n < 1 {
 			return Dist{}, fmt.Errorf("length %q: want fixed:N with N a positive number of tokens", s)
 		}
+		if n > MaxTokens {
+			return Dist{}, fmt.Errorf("length %q: %s", s, overMaxTokens(n))
+		}
 		return FixedDist(n), nil
 	}
 	if d.Kind != Uniform && d.Kind != Normal && d.Kind != LogNormal {
@@ -57,6 +69,9 @@ func ParseDist(s string) (Dist, error) {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || x < 0 || math.IsInf(x, 0) {
 			return Dist{}, fmt.Errorf("length %q: %q is not key=number (number ≥ 0)", s, kv)
+		}
+		if k != "sd" && x > float64(MaxTokens) {
+			return Dist{}, fmt.Errorf("length %q: %s %s", s, k, overMaxTokens(x))
 		}
 		switch k {
 		case "mean":
@@ -96,6 +111,11 @@ func (d Dist) check(s string, seen map[string]bool) error {
 	return nil
 }
 
+// overMaxTokens is the message for a length above MaxTokens.
+func overMaxTokens[N int | float64](n N) string {
+	return fmt.Sprintf("%v tokens is above the limit of %d tokens per length (see docs/input-bounds.md)", n, MaxTokens)
+}
+
 // String gives the distribution back in ParseDist's syntax.
 func (d Dist) String() string {
 	switch d.Kind {
@@ -120,18 +140,18 @@ func (d Dist) Sample(rng *rand.Rand) int {
 		return d.Min + rng.IntN(d.Max-d.Min+1)
 	}
 	const redraws = 64
-	var n int
+	hi := d.Max
+	if hi == 0 || hi > MaxTokens {
+		hi = MaxTokens
+	}
+	x := 0.0
 	for range redraws {
-		n = int(math.Round(d.draw(rng)))
-		if n >= d.Min && (d.Max == 0 || n <= d.Max) {
-			return n
+		x = math.Round(d.draw(rng))
+		if x >= float64(d.Min) && x <= float64(hi) {
+			return int(x)
 		}
 	}
-	n = max(n, d.Min)
-	if d.Max != 0 {
-		n = min(n, d.Max)
-	}
-	return n
+	return int(min(max(x, float64(d.Min)), float64(hi)))
 }
 
 func (d Dist) draw(rng *rand.Rand) float64 {

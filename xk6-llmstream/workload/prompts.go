@@ -3,7 +3,6 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,24 +103,11 @@ func (j jsonlPrompt) prompt() (Prompt, error) {
 // the line. As Go's encoding/csv does, a line break inside a quoted field is
 // read as "\n" even where the file has "\r\n".
 func ReadCSV(r io.Reader, name string, emit func(Prompt) error) error {
-	in := newCheckedReader(r, MaxEntryBytes)
-	cr := csv.NewReader(in)
-	cr.ReuseRecord = false
-	inputErr := func(err error) error {
-		var ie *inputError
-		if errors.As(err, &ie) {
-			return fmt.Errorf("%s:%d: %s", name, ie.line, ie.msg)
-		}
-		return nil
-	}
-	header, err := cr.Read()
+	in := newCSVReader(r, name)
+	header, err := in.Header()
 	if err != nil {
-		if ie := inputErr(err); ie != nil {
-			return ie
-		}
-		return fmt.Errorf("%s:1: no CSV header row: %w", name, err)
+		return err
 	}
-	in.Mark(cr.InputOffset())
 	col := map[string]int{}
 	for i, h := range header {
 		col[strings.TrimSpace(h)] = i
@@ -136,21 +122,13 @@ func ReadCSV(r io.Reader, name string, emit func(Prompt) error) error {
 	}
 	idCol, hasID := col["id"]
 	for {
-		rec, err := cr.Read()
+		rec, line, err := in.Read()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			if ie := inputErr(err); ie != nil {
-				return ie
-			}
-			return fmt.Errorf("%s: bad CSV row: %w", name, err)
+			return err
 		}
-		line, _ := cr.FieldPos(0)
-		if size := cr.InputOffset() - in.mark; size > MaxEntryBytes {
-			return fmt.Errorf("%s:%d: %s", name, line, tooLong(MaxEntryBytes))
-		}
-		in.Mark(cr.InputOffset())
 		p := Prompt{Text: rec[promptCol], Line: line}
 		if p.Text == "" {
 			return fmt.Errorf("%s:%d: empty prompt", name, line)

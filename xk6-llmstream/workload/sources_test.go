@@ -116,8 +116,8 @@ func TestReadCSV(t *testing.T) {
 		{"empty file", "", "p.csv:1: no CSV header row"},
 		{"no prompt column", "text,n\na,1\n", `p.csv:1: the header has no "prompt" column`},
 		{"bad number", "prompt,output_tokens\na,1\nb,many\n", `p.csv:3: output_tokens "many" is not a positive number`},
-		{"wrong field count", "prompt,lang\na,en\nb\n", "line 3"},
-		{"bad quote", "prompt\n\"a\"\n\"b\"x\n", "line 3"},
+		{"wrong field count", "prompt,lang\na,en\nb\n", "p.csv:3: bad CSV row"},
+		{"bad quote", "prompt\n\"a\"\n\"b\"x\n", "p.csv:3: bad CSV row"},
 		{"empty prompt", "prompt,lang\na,en\n,de\n", "p.csv:3: empty prompt"},
 	} {
 		_, err := collect(t, func(emit func(Prompt) error) error { return ReadCSV(strings.NewReader(c.in), "p.csv", emit) })

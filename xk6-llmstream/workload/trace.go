@@ -3,7 +3,6 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,6 +116,10 @@ func (t *traceReader) send(q TraceRequest, rawMS float64) error {
 	switch {
 	case q.Input < 0 || q.Output < 0:
 		return fmt.Errorf("%s:%d: negative token count (input %d, output %d)", t.name, q.Line, q.Input, q.Output)
+	case q.Input > MaxTokens:
+		return fmt.Errorf("%s:%d: input length %s", t.name, q.Line, overMaxTokens(q.Input))
+	case q.Output > MaxTokens:
+		return fmt.Errorf("%s:%d: output length %s", t.name, q.Line, overMaxTokens(q.Output))
 	case q.Input == 0 || q.Output == 0:
 		if t.skip != nil {
 			t.skip(TraceSkip{Line: q.Line, Reason: fmt.Sprintf("input %d, output %d tokens: nothing to send", q.Input, q.Output)})
@@ -141,7 +144,7 @@ type traceLine struct {
 }
 
 func (t *traceReader) jsonl(r io.Reader, format TraceFormat) error {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(newCheckedReader(r, 0))
 	sc.Buffer(make([]byte, 64<<10), int(MaxEntryBytes))
 	line := 0
 	for sc.Scan() {
@@ -195,8 +198,12 @@ func (t *traceReader) jsonl(r io.Reader, format TraceFormat) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
+		var ie *inputError
+		switch {
+		case errors.Is(err, bufio.ErrTooLong):
 			return fmt.Errorf("%s:%d: %s", t.name, line+1, tooLong(MaxEntryBytes))
+		case errors.As(err, &ie):
+			return fmt.Errorf("%s:%d: %s", t.name, ie.line, ie.msg)
 		}
 		return fmt.Errorf("%s: %w", t.name, err)
 	}
@@ -219,10 +226,10 @@ var azureTimeLayouts = []string{"2006-01-02 15:04:05.999999999", "2006-01-02 15:
 
 func (t *traceReader) csv(r io.Reader, format TraceFormat) error {
 	cols := traceColumns[format]
-	cr := csv.NewReader(r)
-	header, err := cr.Read()
+	cr := newCSVReader(r, t.name)
+	header, err := cr.Header()
 	if err != nil {
-		return fmt.Errorf("%s:1: no CSV header row: %w", t.name, err)
+		return err
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -249,23 +256,21 @@ func (t *traceReader) csv(r io.Reader, format TraceFormat) error {
 		return err
 	}
 	for {
-		rec, err := cr.Read()
+		rec, line, err := cr.Read()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return fmt.Errorf("%s:%d: bad CSV row: %v", t.name, pe.StartLine, pe.Err)
-			}
-			return fmt.Errorf("%s: bad CSV row: %w", t.name, err)
+			return err
 		}
-		line, _ := cr.FieldPos(0)
 		q := TraceRequest{Line: line}
 		num := func(i int) (int, error) {
 			v, err := strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
-			if err != nil || v != math.Trunc(v) || v < 0 || v > math.MaxInt32 {
+			if err != nil || v != math.Trunc(v) || v < 0 {
 				return 0, fmt.Errorf("%s:%d: %s %q is not a whole number of tokens ≥ 0", t.name, line, header[i], rec[i])
+			}
+			if v > float64(MaxTokens) {
+				return 0, fmt.Errorf("%s:%d: %s %s", t.name, line, header[i], overMaxTokens(v))
 			}
 			return int(v), nil
 		}

@@ -81,6 +81,10 @@ func TestReplayRefusesBadTraces(t *testing.T) {
 		{`[{ v: 1, id: 'a', prompt: 'x', at_ms: 5 }, { v: 1, id: 'b', prompt: 'y', at_ms: 4 }]`, `{}`, `entry 2 (id "b") has at_ms 4, before the previous entry's 5`},
 		{`[]`, `{ speed: 2 }`, `unknown option "speed"`},
 		{`[]`, `{ speedup: 0 }`, `speedup must be a number > 0`},
+		{`[]`, `{ speedup: NaN }`, `speedup must be a number > 0 (2: twice as fast as the trace), got NaN`},
+		{`[]`, `{ speedup: Infinity }`, `got Infinity`},
+		{`[]`, `{ maxInFlight: -Infinity }`, `maxInFlight must be a whole number > 0, got -Infinity`},
+		{`[{ v: 1, id: 'b', prompt: 'y', at_ms: NaN }]`, `{}`, `got NaN (build the file from a trace: xk6-llmstream dataset --input TRACE --format mooncake|bailian|burstgpt|azure)`},
 		{`[]`, `{ from: '2s', to: '1s' }`, `is empty`},
 		{`'x'`, `{}`, `dataset must be a Dataset or an array of entries`},
 	} {

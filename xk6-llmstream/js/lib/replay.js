@@ -12,6 +12,18 @@ const REPLAY_OPTIONS = ['speedup', 'from', 'to', 'count', 'maxInFlight', 'tags']
 export const REPLAY_LAG_P99_MS = 500;
 export const REPLAY_LAG_P50_MS = 10;
 
+// The latest send time replay() schedules, in ms after its start (trace time
+// divided by speedup): 7 days, longer than any k6 test is meant to run. An
+// entry beyond it is refused (a far-future at_ms or a tiny speedup), not
+// waited for. Documented in docs/input-bounds.md.
+export const REPLAY_HORIZON_MS = 7 * 24 * 3600 * 1000;
+
+// shown is a value as an error message shows it: numbers as JavaScript
+// writes them (NaN, Infinity: JSON would say null), the rest as JSON.
+function shown(v) {
+  return typeof v === 'number' || typeof v === 'bigint' ? String(v) : JSON.stringify(v);
+}
+
 function replayOptions(o) {
   const opts = o === undefined || o === null ? {} : o;
   if (typeof opts !== 'object' || Array.isArray(opts)) {
@@ -24,7 +36,7 @@ function replayOptions(o) {
   }
   const num = (k, def, ok, want) => {
     const v = opts[k] === undefined ? def : Number(opts[k]);
-    if (!ok(v)) throw new TypeError(`llmstream: replay: ${k} must be ${want}, got ${JSON.stringify(opts[k])}`);
+    if (!ok(v)) throw new TypeError(`llmstream: replay: ${k} must be ${want}, got ${shown(opts[k])}`);
     return v;
   };
   const out = {
@@ -44,10 +56,12 @@ function replayOptions(o) {
 
 /**
  * Replays a trace: calls fn(entry, i) at each entry's trace time (its at_ms,
- * from `xk6-llmstream dataset --trace`) divided by `speedup`, without waiting
+ * from `xk6-llmstream dataset --input TRACE --format mooncake|bailian|burstgpt|azure`)
+ * divided by `speedup`, without waiting
  * for earlier calls; fn should start the request and return its promise
  * (llm.asyncChat(entry)). Entries with at_ms in [from, to) of trace time are
- * replayed, at most `count` of them; at_ms must not decrease. Send times are
+ * replayed, at most `count` of them; at_ms must not decrease, and a send
+ * time more than REPLAY_HORIZON_MS after the start is refused. Send times are
  * absolute (start + offset), so a late timer does not stretch the trace.
  * At most maxInFlight calls run at once: a request that finds no free slot
  * waits for one — it is sent late, never dropped — so its lateness shows in
@@ -81,7 +95,7 @@ export async function replay(dataset, options, fn) {
     const e = at(i);
     const t = e === null || typeof e !== 'object' ? undefined : e.at_ms;
     if (!(typeof t === 'number' && t >= 0 && isFinite(t))) {
-      throw new Error(`llmstream: replay: entry ${i + 1} (id ${JSON.stringify(e && e.id)}) has no "at_ms" send time ≥ 0 (build the file with xk6-llmstream dataset --trace)`);
+      throw new Error(`llmstream: replay: entry ${i + 1} (id ${JSON.stringify(e && e.id)}) has no "at_ms" send time ≥ 0, got ${shown(t)} (build the file from a trace: xk6-llmstream dataset --input TRACE --format mooncake|bailian|burstgpt|azure)`);
     }
     if (t < prevAt) {
       throw new Error(`llmstream: replay: entry ${i + 1} (id ${JSON.stringify(e.id)}) has at_ms ${t}, before the previous entry's ${prevAt}: a trace's entries must be in time order`);
@@ -92,7 +106,11 @@ export async function replay(dataset, options, fn) {
     if (o.count > 0 && stats.requests >= o.count) break;
     stats.requests++;
     if (base === null) base = o.fromGiven ? o.fromMs : t;
-    const due = stats.startMs + (t - base) / o.speedup;
+    const offset = (t - base) / o.speedup;
+    if (!(offset <= REPLAY_HORIZON_MS)) {
+      throw new Error(`llmstream: replay: entry ${i + 1} (id ${JSON.stringify(e.id)}) is due ${shown(offset)} ms after the start (at_ms ${t}, speedup ${o.speedup}), beyond the replay horizon of ${REPLAY_HORIZON_MS} ms (7 days): check its at_ms, or use a larger speedup or a "to" bound`);
+    }
+    const due = stats.startMs + offset;
     await sleepUntil(due);
     if (inFlight >= o.maxInFlight) stats.waited++;
     while (inFlight >= o.maxInFlight) await new Promise((resolve) => { freed = resolve; });

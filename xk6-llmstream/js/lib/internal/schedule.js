@@ -10,13 +10,18 @@ export function ambientScheduledMs() {
   return ambient;
 }
 
+// The longest delay one setTimeout takes (2³¹−1 ms, about 24.8 days): a
+// longer one overflows and fires at once, in browsers and in k6.
+export const MAX_TIMER_MS = 2147483647;
+
 // sleepUntil resolves once Date.now() reaches due (unix ms). A k6 timer may
 // fire early when the event loop is busy with many requests in flight (seen
 // with real k6: first requests of a burst sent ~130 ms early), so it waits
-// again until the time has come.
+// again until the time has come. Each wait is one timer of at most
+// MAX_TIMER_MS, so a far due time is slept towards, never spun on.
 export async function sleepUntil(due) {
   for (let wait = due - Date.now(); wait > 0; wait = due - Date.now()) {
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, MAX_TIMER_MS)));
   }
 }
 
