@@ -118,6 +118,26 @@ export interface ClientOptions {
   fixedOutputTokens?: boolean | number;
   /** With fixedOutputTokens: send ignore_eos and min_tokens (default true); false for strict servers. */
   vllmExtras?: boolean;
+  /**
+   * Users who leave: a share of requests (picked by a seeded draw per VU and
+   * request number) is abandoned by the helper after afterMs or afterTokens
+   * output tokens, whichever comes first — it cancels the upstream request and
+   * stops reading. Adds llm_requests_abandoned (a Rate) to every request of the
+   * Client; an abandoned request is neither failed nor good (docs/abandonment-and-probes.md).
+   */
+  abandon?: AbandonOptions;
+}
+
+/** Where and how often requests are abandoned (the abandon option). */
+export interface AbandonOptions {
+  /** Leave this long after the request start (ms or a duration like '2s'). */
+  afterMs?: Duration;
+  /** Leave once this many output tokens arrived. */
+  afterTokens?: number;
+  /** The part of requests that leave, 0..1 (default 1). */
+  share?: number;
+  /** The seed of the draw (default 1): the same seed picks the same requests. */
+  seed?: number;
 }
 
 /** Options of one chat()/asyncChat() call; each overrides the Client's. */
@@ -135,6 +155,8 @@ export interface CallOptions {
    * and llm_e2e_scheduled. arrivals() and replay() set it for the requests fn starts.
    */
   scheduledAt?: number;
+  /** This request's abandonment (over the Client's); false: none. */
+  abandon?: AbandonOptions | false;
 }
 
 /** Why a request failed. */
@@ -232,6 +254,12 @@ export interface Result {
    * null when the answer was not checked.
    */
   outputInvalid: string | null;
+  /**
+   * Set when the helper abandoned the request (the abandon option): when it
+   * left (ms from the request start) and the output tokens received by then;
+   * null otherwise. An abandoned request has ok true (it did not fail).
+   */
+  abandoned: { atMs: number; tokens: number } | null;
   /**
    * The helper's JSON answer as received (its error answer for helper refusals), or null:
    * answer version 3 (docs/helper-api.md), where a null, zero or false field is absent and
@@ -415,6 +443,8 @@ export class Client {
   readonly slo: { readonly [limit in keyof SLO]?: number } | null;
   /** The prices option with its defaults filled in; null without prices. */
   readonly prices: Readonly<Required<Prices>> | null;
+  /** The abandon option with its defaults filled in; null without it. */
+  readonly abandon: { readonly afterMs: number | null; readonly afterTokens: number | null; readonly share: number; readonly seed: number } | null;
   /** The Client's tokenAudit option (null without it). */
   readonly tokenAudit: { readonly tokenizer: string; readonly tolerance?: number } | null;
   /** The fixedOutputTokens option: tokens is null for true (each request's own length); null when off. */
@@ -550,6 +580,7 @@ export const METRICS: {
   readonly outputTokens: 'llm_output_tokens';
   readonly inputTokens: 'llm_input_tokens';
   readonly requestsFailed: 'llm_requests_failed';
+  readonly requestsAbandoned: 'llm_requests_abandoned';
   readonly sloMet: 'llm_slo_met';
   readonly serverPrefill: 'llm_server_prefill';
   readonly serverTPOT: 'llm_server_tpot';

@@ -35,6 +35,7 @@
 //   lib/session.js    Session (multi-turn)
 //   lib/agent.js      Agent (tool-calling loops), toolsFor
 //   lib/random.js     seeded draws; lib/arrivals.js, lib/replay.js: open-loop load
+//   lib/abandon.js    the abandon option: which requests leave, and when
 //   lib/internal/     helpers shared by the files above (not part of the API)
 
 export { VERSION } from './lib/version.js';

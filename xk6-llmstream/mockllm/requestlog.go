@@ -101,6 +101,11 @@ type RequestLog struct {
 	EventsOmitted int `json:"events_omitted,omitempty"`
 	TokensOmitted int `json:"events_omitted_tokens,omitempty"`
 	tailNext      int // the tail ring's oldest entry, past the bound
+	// GoneNS, on a client_gone line (not one the server's Close cut), is
+	// when the client's connection went away as the server saw it (unix
+	// ns): with SentTokens, the ground truth of a request its client
+	// abandoned. Absent otherwise.
+	GoneNS int64 `json:"gone_ns,omitempty"`
 	// EndNS is when the handler finished, unix ns.
 	EndNS int64 `json:"end_ns"`
 }
