@@ -799,3 +799,33 @@ export const WORKLOAD_METRICS: {
 };
 /** 'llm_entry_id': the metadata key carrying a dataset entry's id. */
 export const ENTRY_ID_METADATA: 'llm_entry_id';
+
+/** The tag every probe's samples carry (probe=true). */
+export declare const PROBE_TAG: 'probe';
+
+/** Options of probeScenario(). */
+export interface ProbeScenarioOptions {
+  /** Probes started per second (default 1). */
+  rate?: number;
+  /** How long to probe (required), e.g. the load's duration. */
+  duration: Duration;
+  /** When the probes begin (k6's scenario startTime). */
+  startTime?: Duration;
+  /** The script's exported function each probe runs (default 'probe'). */
+  exec?: string;
+  preAllocatedVUs?: number;
+  maxVUs?: number;
+}
+
+/**
+ * A k6 constant-arrival-rate scenario that starts `rate` probes a second on
+ * VUs of its own (outside the load's concurrency), tagged probe=true: put it
+ * in options.scenarios beside the load.
+ */
+export declare function probeScenario(options: ProbeScenarioOptions): {
+  executor: 'constant-arrival-rate'; rate: number; timeUnit: string; duration: string;
+  preAllocatedVUs: number; maxVUs: number; exec: string; startTime?: string; tags: { probe: 'true' };
+};
+
+/** Sends one light request (prompt 'Hi', maxTokens 1 by default) with the Client, tagged probe=true. */
+export declare function probe(client: Client, options?: { maxTokens?: number; prompt?: string; tags?: StringMap }): Result;
