@@ -29,6 +29,8 @@ export const METRICS = Object.freeze({
   requestsFailed: 'llm_requests_failed',
   requestsAbandoned: 'llm_requests_abandoned',
   sloMet: 'llm_slo_met',
+  fluidity: 'llm_fluidity',
+  deadlineMet: 'llm_deadline_met',
   serverPrefill: 'llm_server_prefill',
   serverTPOT: 'llm_server_tpot',
   cachedInputTokens: 'llm_cached_input_tokens',
