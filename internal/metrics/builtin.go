@@ -35,6 +35,7 @@ const (
 	InputTokens       = "llm_input_tokens"
 	CachedInputTokens = "llm_cached_input_tokens"
 	RequestsFailed    = "llm_requests_failed"
+	RequestsAbandoned = "llm_requests_abandoned"
 	ServerPrefill     = "llm_server_prefill"
 	ServerTPOT        = "llm_server_tpot"
 	StageConnect      = "llm_stage_connect"
@@ -95,6 +96,7 @@ var Builtin = []Metric{
 	{ServerPrefill, Trend, true},
 	{ServerTPOT, Trend, true},
 	{RequestsFailed, Rate, false},
+	{RequestsAbandoned, Rate, false},
 	{StageConnect, Trend, true},
 	{StageSend, Trend, true},
 	{StageWait, Trend, true},

@@ -41,6 +41,10 @@ type Options struct {
 	// ExpectOutputTokens, when > 0, adds llm_output_length_mismatch for a
 	// successful request whose output token count differs.
 	ExpectOutputTokens int
+	// Abandonment adds llm_requests_abandoned to every request (0 unless
+	// abandoned): the Client abandons some of its requests. An abandoned
+	// request has the sample whatever this says.
+	Abandonment bool
 }
 
 // MS is a duration in milliseconds rounded to the microsecond: every time
@@ -59,7 +63,8 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //
 //   - llm_ttft, llm_ttft_answer: when the moment happened.
 //   - llm_tpot: a successful request with ≥ 2 output tokens.
-//   - llm_e2e: a request that was sent.
+//   - llm_e2e: a request that was sent and not abandoned (an abandoned
+//     request's end is when its client left, not the answer's end).
 //   - llm_ttft_scheduled, llm_e2e_scheduled: with the record's ScheduledNS
 //     (open-loop load), TTFT and e2e measured from the intended send time:
 //     the send lag (StartNS − ScheduledNS, never below 0) plus llm_ttft or
@@ -70,8 +75,11 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //   - llm_itl_max: the longest gap between text events (≥ 2 text events).
 //   - llm_itl_zero_gaps: how many of the llm_itl samples are 0 (one sample).
 //   - token counters, the server's own timings, stages (Options.Stages), the
-//     client's lag, llm_requests_failed, then llm_slo_met, llm_cost and
-//     llm_output_length_mismatch as Options ask.
+//     client's lag, llm_requests_failed (0 for an abandoned request: it did
+//     not fail), llm_requests_abandoned (an abandoned request, or every
+//     request with Options.Abandonment), then llm_slo_met (never met when
+//     abandoned: SLO.Met), llm_cost and llm_output_length_mismatch (not
+//     for an abandoned request) as Options ask.
 //   - llm_output_token_mismatch: a successful request with a token audit
 //     that could judge it (TokenMismatch).
 //   - llm_output_invalid: a successful request whose structured answer the
@@ -102,14 +110,17 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if rec.TPOTNS != nil && rec.OK() && rec.OutputTokens >= 2 {
 		b.one(TPOT, MS(*rec.TPOTNS))
 	}
-	if rec.StartNS != 0 {
+	abandoned := rec.Abandoned != nil
+	if rec.StartNS != 0 && !abandoned {
 		b.one(E2E, MS(rec.E2ENS))
 	}
 	if lag, ok := SendLagNS(rec); ok {
 		if rec.TTFTNS != nil {
 			b.one(TTFTScheduled, MS(lag+*rec.TTFTNS))
 		}
-		b.one(E2EScheduled, MS(lag+rec.E2ENS))
+		if !abandoned {
+			b.one(E2EScheduled, MS(lag+rec.E2ENS))
+		}
 	}
 	b.gaps(rec, o)
 	b.one(OutputTokens, float64(max(rec.OutputTokens, 0)))
@@ -126,6 +137,9 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 		}
 	}
 	b.one(RequestsFailed, boolValue(!rec.OK()))
+	if abandoned || o.Abandonment {
+		b.one(RequestsAbandoned, boolValue(abandoned))
+	}
 	if s := rec.Stages; o.Stages && s != nil && rec.TTFTNS != nil {
 		b.one(StageConnect, MS(s.ConnectNS))
 		b.one(StageSend, MS(s.SendNS))
@@ -149,13 +163,13 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if o.Prices != nil {
 		b.one(Cost, o.Prices.Cost(rec.InputTokens, rec.CachedInputTokens, rec.OutputTokens))
 	}
-	if o.ExpectOutputTokens > 0 && rec.OK() && rec.OutputTokens != o.ExpectOutputTokens {
+	if o.ExpectOutputTokens > 0 && rec.OK() && !abandoned && rec.OutputTokens != o.ExpectOutputTokens {
 		b.one(OutputLengthMismatch, 1)
 	}
 	if mismatch, ok := TokenMismatch(rec); ok {
 		b.one(OutputTokenMismatch, boolValue(mismatch))
 	}
-	if c := rec.OutputCheck; c != nil && rec.OK() {
+	if c := rec.OutputCheck; c != nil && rec.OK() && !abandoned {
 		b.one(OutputInvalid, boolValue(c.Invalid != ""))
 		if c.Invalid != "" {
 			b.out[len(b.out)-1].Tags = map[string]string{TagReason: c.Invalid}

@@ -10,8 +10,15 @@ import (
 // analyze for --slo and the sweep for its SLO, each to the request's samples
 // as FromRecord makes them (docs/metrics.md#goodput).
 //
-// A request meets an SLO when it succeeded and every limit holds for every
-// one of its samples of the limit's metric. A sample that a request cannot
+// A request meets an SLO when it succeeded, was not abandoned, and every
+// limit holds for every one of its samples of the limit's metric.
+//
+// Abandonment (docs/abandonment-and-probes.md): a request its client left
+// before the answer ended (llm_requests_abandoned 1) did not fail and is
+// never good. It stays in goodput's denominator — every request sent — so
+// that users who give up on a slow server lower goodput instead of
+// vanishing from it (dropping them from the count inflates goodput, as
+// arXiv 2410.14257 shows). A sample that a request cannot
 // have does not fail it:
 //
 //   - llm_tpot: a request with fewer than 2 output tokens has no TPOT; it
@@ -92,6 +99,7 @@ func (s *Span) add(v float64) {
 // Outcome is what the rule reads of one request.
 type Outcome struct {
 	Failed       bool
+	Abandoned    bool
 	OutputTokens float64
 	// Spans are the request's samples each limit applies to, by limit.
 	Spans []Span
@@ -109,6 +117,10 @@ func OutcomeOf(samples []Series, slo *SLO) Outcome {
 		case RequestsFailed:
 			for _, v := range s.Values {
 				o.Failed = o.Failed || v != 0
+			}
+		case RequestsAbandoned:
+			for _, v := range s.Values {
+				o.Abandoned = o.Abandoned || v != 0
 			}
 		case OutputTokens:
 			for _, v := range s.Values {
@@ -140,7 +152,7 @@ func OutcomeOf(samples []Series, slo *SLO) Outcome {
 
 // Met applies the rule to one request.
 func (s *SLO) Met(o Outcome) bool {
-	if o.Failed {
+	if o.Failed || o.Abandoned {
 		return false
 	}
 	if s.Deadline != nil && (o.DeadlineMet.N == 0 || o.DeadlineMet.Lo == 0) {

@@ -149,6 +149,21 @@ type Record struct {
 	// output_config.format, responseMimeType, ollama format); absent
 	// otherwise. An optional field added in version 1.
 	OutputCheck *OutputCheck `json:"output_check,omitempty"`
+
+	// Abandoned is set when the client left before the answer ended, as a
+	// user who closes the tab (the module's abandon option): the helper
+	// cancelled the request and stopped reading. Such a request has no
+	// Error (it did not fail) and is never good (metrics.SLO.Met); E2ENS
+	// is Abandoned.AtNS. An optional field added in version 1.
+	Abandoned *Abandoned `json:"abandoned,omitempty"`
+}
+
+// Abandoned is where a request was abandoned.
+type Abandoned struct {
+	// AtNS is the request's start → the moment the helper cancelled it.
+	AtNS int64 `json:"at_ns"`
+	// Tokens is the output tokens received by then.
+	Tokens int `json:"tokens"`
 }
 
 // OutputCheck is one structured answer's check: whether its text parses as

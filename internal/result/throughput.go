@@ -251,7 +251,7 @@ func (s *SLO) Met(j *rundata.Requests, q *rundata.Request) bool {
 		return false
 	}
 	rule, streams := s.rule(j)
-	o := metrics.Outcome{OutputTokens: q.OutputTokens, Spans: make([]metrics.Span, len(rule.Limits))}
+	o := metrics.Outcome{Abandoned: q.Abandoned, OutputTokens: q.OutputTokens, Spans: make([]metrics.Span, len(rule.Limits))}
 	for i, si := range streams {
 		if si >= 0 && !math.IsNaN(q.Min[si]) {
 			o.Spans[i] = metrics.Span{Lo: q.Min[si], Hi: q.Max[si], N: 1}

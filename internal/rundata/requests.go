@@ -15,12 +15,14 @@ import (
 const (
 	RequestIDKey = metrics.RequestIDMetadata // the metadata key on every llm_* sample
 	MetricFailed = metrics.RequestsFailed
-	MetricOutput = metrics.OutputTokens
-	MetricInput  = metrics.InputTokens
-	MetricTTFT   = metrics.TTFT
-	MetricE2E    = metrics.E2E
-	MetricSLOMet = metrics.SLOMet
-	MetricITLMax = metrics.ITLMax
+	// MetricAbandoned marks a request its client abandoned (never good).
+	MetricAbandoned = metrics.RequestsAbandoned
+	MetricOutput    = metrics.OutputTokens
+	MetricInput     = metrics.InputTokens
+	MetricTTFT      = metrics.TTFT
+	MetricE2E       = metrics.E2E
+	MetricSLOMet    = metrics.SLOMet
+	MetricITLMax    = metrics.ITLMax
 )
 
 // RequestStream is a (sub)metric whose smallest and largest sample per
@@ -40,6 +42,8 @@ type Request struct {
 	End    time.Time
 	Ended  bool
 	Failed bool
+	// Abandoned is true when its llm_requests_abandoned sample is 1.
+	Abandoned bool
 	// OutputTokens and InputTokens sum its token counter samples.
 	OutputTokens, InputTokens float64
 	// TTFT and E2E are its llm_ttft and llm_e2e samples in ms (NaN: none).
@@ -84,7 +88,7 @@ func NewRequests(streams []RequestStream) *Requests {
 // Wants reports whether the join needs the points of a metric.
 func (j *Requests) Wants(metric string) bool {
 	switch metric {
-	case MetricFailed, MetricOutput, MetricInput, MetricTTFT, MetricE2E, MetricSLOMet, MetricITLMax:
+	case MetricFailed, MetricAbandoned, MetricOutput, MetricInput, MetricTTFT, MetricE2E, MetricSLOMet, MetricITLMax:
 		return true
 	}
 	return len(j.byMetric[metric]) > 0
@@ -116,6 +120,8 @@ func (j *Requests) Add(file int, g *Group, p *k6json.Point) {
 	switch p.Metric {
 	case MetricFailed:
 		q.End, q.Ended, q.Failed = p.Time, true, p.Value != 0
+	case MetricAbandoned:
+		q.Abandoned = q.Abandoned || p.Value != 0
 	case MetricOutput:
 		q.OutputTokens += p.Value
 	case MetricInput:

@@ -82,6 +82,12 @@ type Answer struct {
 	Batch   int    `json:"batch,omitempty"`
 	Results int    `json:"results,omitempty"`
 
+	// Abandoned is set when the request was abandoned (the stream request's
+	// abandon point was reached): when, from its start, and the output
+	// tokens received by then. Absent otherwise. An optional field added in
+	// version 3.
+	Abandoned *AnswerAbandoned `json:"abandoned,omitempty"`
+
 	// Tools are the answer's tool calls (absent when it made none), for a
 	// script to run them (the module's Agent).
 	Tools []AnswerTool `json:"tools,omitempty"`
@@ -90,6 +96,13 @@ type Answer struct {
 	Reasoning     *string     `json:"reasoning,omitempty"`      // keep_text only
 	TextTruncated *bool       `json:"text_truncated,omitempty"` // keep_text only
 	Timeline      []EventTime `json:"timeline,omitzero"`        // keep_timeline only (then never nil)
+}
+
+// AnswerAbandoned is where an abandoned request was left (records.Abandoned
+// in milliseconds).
+type AnswerAbandoned struct {
+	AtMS   float64 `json:"at_ms"`
+	Tokens int     `json:"tokens"`
 }
 
 // AnswerTags are the module's own tags of a request's samples.
@@ -180,6 +193,9 @@ func newAnswer(rec *records.Record, raw *stream.Record, o *answerOptions) *Answe
 	}
 	if rec.StartNS != 0 {
 		a.StartUnixNS = &rec.StartNS
+	}
+	if ab := rec.Abandoned; ab != nil {
+		a.Abandoned = &AnswerAbandoned{AtMS: metrics.MS(ab.AtNS), Tokens: ab.Tokens}
 	}
 	if sv := rec.Server; sv != nil {
 		s := &AnswerServer{PrefillMS: msIfSet(sv.PrefillNS), DecodeMS: msIfSet(sv.DecodeNS),

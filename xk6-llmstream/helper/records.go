@@ -59,6 +59,9 @@ func toRecord(r *stream.Record, p *parsed, unanswered bool, server *serverstats.
 		out.StartNS = r.Start.UnixNano()
 	}
 	out.ScheduledNS = p.scheduledNS
+	if a := r.Abandoned; a != nil {
+		out.Abandoned = &records.Abandoned{AtNS: int64(a.At), Tokens: a.Tokens}
+	}
 	if r.Err != nil {
 		out.Error = &records.Error{Kind: string(r.Err.Kind), Message: red.String(r.Err.Message)}
 	}

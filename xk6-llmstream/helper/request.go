@@ -62,6 +62,43 @@ type StreamRequest struct {
 	// TokenAudit counts the streamed text with a tokenizer and compares it
 	// with the server's usage (off when absent; see audit.go).
 	TokenAudit *TokenAuditOptions `json:"token_audit,omitempty"`
+	// Abandon makes the helper leave this request as a user who closes the
+	// tab: it cancels the upstream request and stops reading after_ms after
+	// the start or once after_tokens output tokens arrived, whichever comes
+	// first. The request is then recorded as abandoned (records.Abandoned),
+	// not failed. Absent: read to the end.
+	Abandon *AbandonOptions `json:"abandon,omitempty"`
+}
+
+// AbandonOptions are where a request is abandoned; at least one is set.
+type AbandonOptions struct {
+	AfterMS     *float64 `json:"after_ms,omitempty"`
+	AfterTokens *int     `json:"after_tokens,omitempty"`
+}
+
+// abandon validates the options (nil: none).
+func (a *AbandonOptions) abandon() (*stream.Abandon, *requestError) {
+	if a == nil {
+		return nil, nil
+	}
+	if a.AfterMS == nil && a.AfterTokens == nil {
+		return nil, badRequest(`"abandon" needs "after_ms" or "after_tokens"`)
+	}
+	out := &stream.Abandon{}
+	if a.AfterMS != nil {
+		d, rerr := msOption("abandon.after_ms", a.AfterMS, 0)
+		if rerr != nil {
+			return nil, rerr
+		}
+		out.After = d
+	}
+	if a.AfterTokens != nil {
+		if *a.AfterTokens < 1 {
+			return nil, badRequest(`"abandon.after_tokens" must be a whole number ≥ 1, got %d`, *a.AfterTokens)
+		}
+		out.AfterTokens = *a.AfterTokens
+	}
+	return out, nil
 }
 
 // hopHeaders are never forwarded upstream: they describe the hop to the helper
@@ -166,11 +203,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	if rerr != nil {
 		return nil, rerr
 	}
-	audit, rerr := sr.TokenAudit.auditor()
-	if rerr != nil {
-		return nil, rerr
-	}
-	output, rerr := newOutputCheck(body)
+	audit, output, abandon, rerr := sr.checks(body)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -190,6 +223,7 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 			IdleTimeout:    idle,
 			KeepText:       sr.KeepText || audit != nil || output != nil,
 			KeepTimeline:   sr.KeepTimeline,
+			Abandon:        abandon,
 		},
 	}
 	p.redactor = redact.New(h, u)
@@ -200,6 +234,21 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	}
 	p.scheduledNS = sr.ScheduledUnixNS
 	return p, nil
+}
+
+// checks are the request's token audit, structured-output check and
+// abandonment, each nil when not asked for.
+func (sr *StreamRequest) checks(body []byte) (*auditor, *outputCheck, *stream.Abandon, *requestError) {
+	audit, rerr := sr.TokenAudit.auditor()
+	if rerr != nil {
+		return nil, nil, nil, rerr
+	}
+	output, rerr := newOutputCheck(body)
+	if rerr != nil {
+		return nil, nil, nil, rerr
+	}
+	abandon, rerr := sr.Abandon.abandon()
+	return audit, output, abandon, rerr
 }
 
 // checkModuleVersion refuses a module whose version is not the helper's: the

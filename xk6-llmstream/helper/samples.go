@@ -20,6 +20,9 @@ type SampleOptions struct {
 	// ExpectOutputTokens adds llm_output_length_mismatch when a successful
 	// request's output token count differs from it.
 	ExpectOutputTokens int `json:"expect_output_tokens,omitempty"`
+	// Abandonment adds llm_requests_abandoned to every request (0 unless
+	// abandoned): the Client abandons some of its requests.
+	Abandonment bool `json:"abandonment,omitempty"`
 }
 
 // options validates the choices; nil is every default.
@@ -57,5 +60,6 @@ func (so *SampleOptions) options() (*metrics.Options, *requestError) {
 		return nil, badRequest(`"samples.expect_output_tokens" must be ≥ 0, got %d`, so.ExpectOutputTokens)
 	}
 	o.ExpectOutputTokens = so.ExpectOutputTokens
+	o.Abandonment = so.Abandonment
 	return o, nil
 }

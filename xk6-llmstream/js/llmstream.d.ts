@@ -124,6 +124,26 @@ export interface ClientOptions {
   fixedOutputTokens?: boolean | number;
   /** With fixedOutputTokens: send ignore_eos and min_tokens (default true); false for strict servers. */
   vllmExtras?: boolean;
+  /**
+   * Users who leave: a share of requests (picked by a seeded draw per VU and
+   * request number) is abandoned by the helper after afterMs or afterTokens
+   * output tokens, whichever comes first — it cancels the upstream request and
+   * stops reading. Adds llm_requests_abandoned (a Rate) to every request of the
+   * Client; an abandoned request is neither failed nor good (docs/abandonment-and-probes.md).
+   */
+  abandon?: AbandonOptions;
+}
+
+/** Where and how often requests are abandoned (the abandon option). */
+export interface AbandonOptions {
+  /** Leave this long after the request start (ms or a duration like '2s'). */
+  afterMs?: Duration;
+  /** Leave once this many output tokens arrived. */
+  afterTokens?: number;
+  /** The part of requests that leave, 0..1 (default 1). */
+  share?: number;
+  /** The seed of the draw (default 1): the same seed picks the same requests. */
+  seed?: number;
 }
 
 /** Options of one chat()/asyncChat() call; each overrides the Client's. */
@@ -141,6 +161,8 @@ export interface CallOptions {
    * and llm_e2e_scheduled. arrivals() and replay() set it for the requests fn starts.
    */
   scheduledAt?: number;
+  /** This request's abandonment (over the Client's); false: none. */
+  abandon?: AbandonOptions | false;
 }
 
 /** Why a request failed. */
@@ -238,6 +260,12 @@ export interface Result {
    * null when the answer was not checked.
    */
   outputInvalid: string | null;
+  /**
+   * Set when the helper abandoned the request (the abandon option): when it
+   * left (ms from the request start) and the output tokens received by then;
+   * null otherwise. An abandoned request has ok true (it did not fail).
+   */
+  abandoned: { atMs: number; tokens: number } | null;
   /**
    * The helper's JSON answer as received (its error answer for helper refusals), or null:
    * answer version 3 (docs/helper-api.md), where a null, zero or false field is absent and
@@ -421,6 +449,8 @@ export class Client {
   readonly slo: { readonly [limit in keyof SLO]?: number } | null;
   /** The prices option with its defaults filled in; null without prices. */
   readonly prices: Readonly<Required<Prices>> | null;
+  /** The abandon option with its defaults filled in; null without it. */
+  readonly abandon: { readonly afterMs: number | null; readonly afterTokens: number | null; readonly share: number; readonly seed: number } | null;
   /** The Client's tokenAudit option (null without it). */
   readonly tokenAudit: { readonly tokenizer: string; readonly tolerance?: number } | null;
   /** The fixedOutputTokens option: tokens is null for true (each request's own length); null when off. */
@@ -556,6 +586,7 @@ export const METRICS: {
   readonly outputTokens: 'llm_output_tokens';
   readonly inputTokens: 'llm_input_tokens';
   readonly requestsFailed: 'llm_requests_failed';
+  readonly requestsAbandoned: 'llm_requests_abandoned';
   readonly sloMet: 'llm_slo_met';
   readonly serverPrefill: 'llm_server_prefill';
   readonly serverTPOT: 'llm_server_tpot';
@@ -776,3 +807,33 @@ export const WORKLOAD_METRICS: {
 };
 /** 'llm_entry_id': the metadata key carrying a dataset entry's id. */
 export const ENTRY_ID_METADATA: 'llm_entry_id';
+
+/** The tag every probe's samples carry (probe=true). */
+export declare const PROBE_TAG: 'probe';
+
+/** Options of probeScenario(). */
+export interface ProbeScenarioOptions {
+  /** Probes started per second (default 1). */
+  rate?: number;
+  /** How long to probe (required), e.g. the load's duration. */
+  duration: Duration;
+  /** When the probes begin (k6's scenario startTime). */
+  startTime?: Duration;
+  /** The script's exported function each probe runs (default 'probe'). */
+  exec?: string;
+  preAllocatedVUs?: number;
+  maxVUs?: number;
+}
+
+/**
+ * A k6 constant-arrival-rate scenario that starts `rate` probes a second on
+ * VUs of its own (outside the load's concurrency), tagged probe=true: put it
+ * in options.scenarios beside the load.
+ */
+export declare function probeScenario(options: ProbeScenarioOptions): {
+  executor: 'constant-arrival-rate'; rate: number; timeUnit: string; duration: string;
+  preAllocatedVUs: number; maxVUs: number; exec: string; startTime?: string; tags: { probe: 'true' };
+};
+
+/** Sends one light request (prompt 'Hi', maxTokens 1 by default) with the Client, tagged probe=true. */
+export declare function probe(client: Client, options?: { maxTokens?: number; prompt?: string; tags?: StringMap }): Result;

@@ -35,6 +35,8 @@
 //   lib/session.js    Session (multi-turn)
 //   lib/agent.js      Agent (tool-calling loops), toolsFor
 //   lib/random.js     seeded draws; lib/arrivals.js, lib/replay.js: open-loop load
+//   lib/abandon.js    the abandon option: which requests leave, and when
+//   lib/probes.js     probe(), probeScenario(): light requests beside the load
 //   lib/internal/     helpers shared by the files above (not part of the API)
 
 export { VERSION } from './lib/version.js';
@@ -59,3 +61,4 @@ export { Agent, toolsFor } from './lib/agent.js';
 export { prng, gammaSampler } from './lib/random.js';
 export { arrivals } from './lib/arrivals.js';
 export { replay, REPLAY_LAG_P99_MS, REPLAY_LAG_P50_MS, REPLAY_HORIZON_MS } from './lib/replay.js';
+export { probe, probeScenario, PROBE_TAG } from './lib/probes.js';

@@ -77,56 +77,128 @@ type callRequest struct {
 	TopN      *int            `json:"top_n"`
 }
 
-// serveCall answers one embeddings or rerank request of the endpoint c.
+// serveCall answers one embeddings or rerank request of the endpoint c and,
+// with Config.Log, writes its line (kind, batch, the input tokens counted,
+// the modeled delay and the write time): every call is in the log, the
+// refused ones (401, 400) included.
 func (s *Server) serveCall(c endpoints.Call) http.HandlerFunc {
 	d := openAIChat
 	if strings.HasPrefix(c.Path, "/v2/") {
 		d = cohere
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		arrival := time.Now()
-		seq := s.seq.Add(1) - 1
+		cr := &callRun{s: s, c: c, d: d, w: w, arrival: time.Now(), seq: s.seq.Add(1) - 1}
 		s.counters.requests.Add(1)
-		var req callRequest
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes)).Decode(&req); err != nil {
-			s.counters.badRequests.Add(1)
-			writeError(w, d, http.StatusBadRequest, "invalid_request", "the request body is not a JSON object: "+err.Error())
+		if s.log != nil {
+			cr.log = &RequestLog{Seq: cr.seq, ArrivalNS: cr.arrival.UnixNano(), Endpoint: r.URL.Path,
+				Dialect: c.Dialect, Kind: c.Kind}
+		}
+		defer cr.done()
+		if !s.keyOK(r) {
+			s.counters.unauthorized.Add(1)
+			s.counters.faults[faultIndex(FaultUnauthorized)].Add(1)
+			cr.end(http.StatusUnauthorized, "rejected", "missing or wrong API key")
+			cr.fault = FaultUnauthorized
+			writeUnauthorized(w, dialectOf(r))
 			return
 		}
-		texts, field, err := callTexts(c, &req)
-		if err != nil {
-			s.counters.badRequests.Add(1)
-			writeError(w, d, http.StatusBadRequest, "invalid_request", field+": "+err.Error())
-			return
-		}
-		s.calls.Add(1)
-		defer s.calls.Add(-1)
-		tokens, err := s.callTokens(r.Context(), c.Kind, req.Query, texts)
-		if err != nil {
-			writeError(w, d, http.StatusInternalServerError, "tokenizer", err.Error())
-			return
-		}
-		cl := s.cfg.Calls
-		delay := cl.Jitter.apply(cl.Base+time.Duration(tokens)*cl.PerToken, requestRand(s.cfg.Seed, seq, purposeCall))
-		t := time.NewTimer(time.Until(arrival.Add(delay)))
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			s.counters.clientGone.Add(1)
-			return
-		case <-s.ctx.Done():
-			t.Stop()
-			return
-		}
-		truth := CallTruth{InputTokens: tokens, Batch: len(texts), DelayNS: int64(delay), WriteNS: time.Now().UnixNano()}
-		model := req.Model
-		if model == "" {
-			model = s.cfg.ModelNames()[0]
-		}
-		writeJSON(w, http.StatusOK, callAnswer(c, model, &req, texts, truth, s.cfg.Calls.dims()))
-		s.counters.completed.Add(1)
+		cr.serve(r)
 	}
+}
+
+// callRun is one embeddings or rerank request being answered.
+type callRun struct {
+	s       *Server
+	c       endpoints.Call
+	d       dialect
+	w       http.ResponseWriter
+	arrival time.Time
+	seq     uint64
+	log     *RequestLog // nil without Config.Log
+	fault   Fault
+	status  int
+	outcome string
+	errMsg  string
+}
+
+func (cr *callRun) end(status int, outcome, msg string) {
+	cr.status, cr.outcome, cr.errMsg = status, outcome, msg
+}
+
+func (cr *callRun) refuse(status int, kind, msg string) {
+	cr.end(status, "rejected", msg)
+	writeError(cr.w, cr.d, status, kind, msg)
+}
+
+// serve answers an authorized call.
+func (cr *callRun) serve(r *http.Request) {
+	s, c := cr.s, cr.c
+	var req callRequest
+	if err := json.NewDecoder(http.MaxBytesReader(cr.w, r.Body, maxBodyBytes)).Decode(&req); err != nil {
+		s.counters.badRequests.Add(1)
+		cr.refuse(http.StatusBadRequest, "invalid_request", "the request body is not a JSON object: "+err.Error())
+		return
+	}
+	model := req.Model
+	if model == "" {
+		model = s.cfg.ModelNames()[0]
+	}
+	if cr.log != nil {
+		cr.log.Model = model
+	}
+	texts, field, err := callTexts(c, &req)
+	if err != nil {
+		s.counters.badRequests.Add(1)
+		cr.refuse(http.StatusBadRequest, "invalid_request", field+": "+err.Error())
+		return
+	}
+	s.calls.Add(1)
+	defer s.calls.Add(-1)
+	tokens, err := s.callTokens(r.Context(), c.Kind, req.Query, texts)
+	if err != nil {
+		cr.end(http.StatusInternalServerError, "rejected", "tokenizer: "+err.Error())
+		writeError(cr.w, cr.d, http.StatusInternalServerError, "tokenizer", err.Error())
+		return
+	}
+	cl := s.cfg.Calls
+	delay := cl.Jitter.apply(cl.Base+time.Duration(tokens)*cl.PerToken, requestRand(s.cfg.Seed, cr.seq, purposeCall))
+	if l := cr.log; l != nil {
+		l.InputTokens, l.Batch, l.CallDelayNS = tokens, len(texts), int64(delay)
+	}
+	t := time.NewTimer(time.Until(cr.arrival.Add(delay)))
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		t.Stop()
+		s.counters.clientGone.Add(1)
+		cr.end(0, "client_gone", errClientGone.Error())
+		return
+	case <-s.ctx.Done():
+		t.Stop()
+		cr.end(0, "client_gone", "server closed")
+		return
+	}
+	truth := CallTruth{InputTokens: tokens, Batch: len(texts), DelayNS: int64(delay), WriteNS: time.Now().UnixNano()}
+	if cr.log != nil {
+		cr.log.CallWriteNS = truth.WriteNS
+	}
+	writeJSON(cr.w, http.StatusOK, callAnswer(c, model, &req, texts, truth, s.cfg.Calls.dims()))
+	cr.end(http.StatusOK, "ok", "")
+	s.counters.completed.Add(1)
+}
+
+// done queues the call's log line.
+func (cr *callRun) done() {
+	l := cr.log
+	if l == nil {
+		return
+	}
+	l.Status, l.Outcome, l.Error, l.Fault = cr.status, cr.outcome, cr.errMsg, cr.fault
+	if l.Model == "" {
+		l.Model = cr.s.cfg.ModelNames()[0]
+	}
+	l.EndNS = time.Now().UnixNano()
+	cr.s.log.put(l)
 }
 
 func (c *CallLatency) dims() int {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -62,6 +63,7 @@ type gen struct {
 	errMsg    string
 	log       *RequestLog
 	st        encState
+	goneNS    atomic.Int64 // when the client's connection went away (unix ns; 0: it did not)
 }
 
 // encState is the dialect encoders' per-stream state.
@@ -87,17 +89,13 @@ func (s *Server) generation(d dialect) http.HandlerFunc {
 }
 
 func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d dialect) {
-	g := &gen{
-		s: s, d: d, enc: encoders[d], w: w,
-		arrival:  time.Now(),
-		seq:      s.seq.Add(1) - 1,
-		endpoint: r.URL.Path,
-	}
+	g := &gen{s: s, d: d, enc: encoders[d], w: w, arrival: time.Now(), seq: s.seq.Add(1) - 1, endpoint: r.URL.Path}
 	s.counters.requests.Add(1)
 	if s.log != nil {
 		g.log = &RequestLog{Seq: g.seq, ArrivalNS: g.arrival.UnixNano(), Endpoint: g.endpoint, Dialect: string(d)}
 	}
 	defer g.done()
+	defer context.AfterFunc(r.Context(), g.stampGone)()
 
 	req, ok := g.admit(r)
 	if !ok {
@@ -640,6 +638,7 @@ func (g *gen) end(status int, outcome, msg string) {
 
 // gone records a stream cut by its client or by Close.
 func (g *gen) gone(err error) {
+	g.stampGone() // the handler may see it before the AfterFunc runs
 	g.s.counters.clientGone.Add(1)
 	g.outcome = "client_gone"
 	if g.s.ctx.Err() != nil {
@@ -649,6 +648,10 @@ func (g *gen) gone(err error) {
 	}
 }
 
+// stampGone stamps the moment the client left (its connection closed), as
+// the server sees it: the ground truth of an abandoned request.
+func (g *gen) stampGone() { g.goneNS.CompareAndSwap(0, time.Now().UnixNano()) }
+
 // done finishes the request's log line; it runs last, also when the handler
 // panics to break the connection.
 func (g *gen) done() {
@@ -657,6 +660,9 @@ func (g *gen) done() {
 	}
 	l := g.log
 	l.Status, l.Outcome, l.Error, l.SentTokens = g.status, g.outcome, g.errMsg, g.sent
+	if g.outcome == "client_gone" && g.s.ctx.Err() == nil {
+		l.GoneNS = g.goneNS.Load()
+	}
 	if l.Fault == "" {
 		l.Fault = g.fault
 	}

@@ -16,7 +16,9 @@ type RequestLogTool struct {
 }
 
 // RequestLog is one line of the ground-truth log (Config.Log): what the mock
-// did for one generation request. Times named *_ns are either unix nanoseconds
+// did for one request — a generation, or an embeddings or rerank call (Kind
+// set; then InputTokens is what the call's usage reported, Batch its inputs,
+// and the event arrays are empty). Times named *_ns are either unix nanoseconds
 // (arrival_ns, end_ns, event_write_ns) or nanosecond offsets from arrival
 // (queue_wait_ns, prefill_ns, event_due_ns) as each field says.
 type RequestLog struct {
@@ -30,6 +32,15 @@ type RequestLog struct {
 	Dialect  string `json:"dialect"`
 	// Model is the model name answered with.
 	Model string `json:"model"`
+	// Kind is "embed" or "rerank" for a call (endpoints.Calls), absent for
+	// a generation request. Batch is a call's inputs (documents for
+	// rerank); CallDelayNS its modeled latency (CallLatency) and
+	// CallWriteNS when its answer was written (unix ns, the answer's
+	// x_mock_ts_ns), 0 when none was.
+	Kind        string `json:"kind,omitempty"`
+	Batch       int    `json:"batch,omitempty"`
+	CallDelayNS int64  `json:"call_delay_ns,omitempty"`
+	CallWriteNS int64  `json:"call_write_ns,omitempty"`
 	// Stream is whether the request asked for a stream.
 	Stream bool `json:"stream"`
 	// Status is the HTTP status sent (0 if none was).
@@ -90,6 +101,11 @@ type RequestLog struct {
 	EventsOmitted int `json:"events_omitted,omitempty"`
 	TokensOmitted int `json:"events_omitted_tokens,omitempty"`
 	tailNext      int // the tail ring's oldest entry, past the bound
+	// GoneNS, on a client_gone line (not one the server's Close cut), is
+	// when the client's connection went away as the server saw it (unix
+	// ns): with SentTokens, the ground truth of a request its client
+	// abandoned. Absent otherwise.
+	GoneNS int64 `json:"gone_ns,omitempty"`
 	// EndNS is when the handler finished, unix ns.
 	EndNS int64 `json:"end_ns"`
 }

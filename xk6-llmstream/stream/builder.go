@@ -37,6 +37,10 @@ type builder struct {
 
 	end, terminal bool
 	failed        bool
+	// abandonTokens > 0 stops the stream once that many output tokens
+	// arrived (Request.Abandon); abandoned is set when a stop happened.
+	abandonTokens int
+	abandoned     bool
 	responded     bool // a response (or a recorded body) was read
 }
 
@@ -165,6 +169,16 @@ func (b *builder) takeUsage(d *delta, isText bool) int {
 	return tokens
 }
 
+// tokensSoFar is the output tokens received so far: the server's
+// cumulative count when every text event reported one, else the text
+// events (one token each, as OutputTokens counts them without usage).
+func (b *builder) tokensSoFar() int {
+	if b.hasOutput && b.perEvent {
+		return b.output
+	}
+	return b.rec.TextEvents
+}
+
 // fail records the request's error; the first error wins. The message is
 // scrubbed of secrets, then cut to maxMessage.
 func (b *builder) fail(kind ErrorKind, format string, args ...any) {
@@ -231,7 +245,7 @@ func (b *builder) finish(eof, pending bool) {
 			r.Timeline[i].Tokens = 0
 		}
 	}
-	if r.Err == nil && eof {
+	if r.Err == nil && eof && !b.abandoned {
 		switch {
 		case !b.end:
 			msg := "the body ended without an end-of-stream marker (no [DONE], finish_reason or message_stop)"
@@ -243,7 +257,7 @@ func (b *builder) finish(eof, pending bool) {
 			b.fail(KindEmptyOutput, "the stream ended normally (%s) but carried no generated text", endWord(r.FinishReason))
 		}
 	}
-	if r.Err == nil && r.OutputTokens >= 2 && r.HasTTFT {
+	if r.Err == nil && !b.abandoned && r.OutputTokens >= 2 && r.HasTTFT {
 		r.TPOT, r.HasTPOT = (r.E2E-r.TTFT)/time.Duration(r.OutputTokens-1), true
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/redact"
@@ -37,6 +38,18 @@ type Request struct {
 	KeepText bool
 	// KeepTimeline fills Record.Timeline.
 	KeepTimeline bool
+	// Abandon, when set, makes the engine leave the stream as a user who
+	// closes the tab: it cancels the request and stops reading at the first
+	// of its points (see Abandon). The record is then abandoned, not failed.
+	Abandon *Abandon
+}
+
+// Abandon is where a request is abandoned: AfterMS after the request start
+// (0: no time limit), or once AfterTokens output tokens arrived (0: no token
+// limit), whichever comes first.
+type Abandon struct {
+	After       time.Duration
+	AfterTokens int
 }
 
 // Client sends streaming requests and records their timing. It is safe for
@@ -77,6 +90,7 @@ func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
 var (
 	errTotalTimeout = errors.New("total timeout")
 	errIdleTimeout  = errors.New("idle timeout")
+	errAbandoned    = errors.New("abandoned")
 )
 
 // Do sends req and reads the stream to its end. It always returns a Record; a
@@ -135,6 +149,8 @@ type call struct {
 	idleTimer   *time.Timer
 	start       time.Time
 	lastRead    time.Duration // request start → the latest read that returned body bytes
+	cancel      context.CancelCauseFunc
+	abandonAt   atomic.Int64 // request start → the abandon timer's cancel, ns (0: it did not fire)
 }
 
 func (cl *call) since() time.Duration { return cl.c.cfg.now().Sub(cl.start) }
@@ -143,7 +159,7 @@ func (cl *call) run(body []byte) {
 	rec, b := cl.rec, cl.b
 	ctx, cancel := context.WithCancelCause(cl.parent)
 	defer cancel(nil)
-	cl.ctx = ctx
+	cl.ctx, cl.cancel = ctx, cancel
 	tr := &connTrace{cl: cl}
 	hreq, ok := cl.newHTTPRequest(tr.withTrace(ctx), body)
 	if !ok {
@@ -157,6 +173,13 @@ func (cl *call) run(body []byte) {
 
 	cl.start = cl.c.cfg.now()
 	rec.Start = cl.start
+	if a := cl.req.Abandon; a != nil && a.After > 0 {
+		t := time.AfterFunc(a.After, func() {
+			cl.abandonAt.Store(max(int64(cl.since()), 1))
+			cancel(errAbandoned)
+		})
+		defer t.Stop()
+	}
 	resp, err := cl.c.hc.Do(hreq)
 	if err != nil {
 		rec.E2E = cl.since()
@@ -246,9 +269,20 @@ func (cl *call) readStream(resp *http.Response, tb *timedBody, lines bool) {
 	}
 	rd := newBodyReader(src, cl.c.cfg.maxLine, lines)
 	rd.SetStamp(func() time.Duration { return cl.lastRead })
+	if a := cl.req.Abandon; a != nil {
+		b.abandonTokens = a.AfterTokens
+	}
 	end, err := pump(rd, b)
 	rec.Bytes = rd.BytesRead()
 	switch end {
+	case endAbandoned:
+		at := cl.since()
+		cl.cancel(errAbandoned) // the request's connection closes: the server sees the client leave
+		if drainBuffered(rd, b, tb) == endTerminal {
+			rec.E2E = b.lastAt // the whole answer had arrived in the last read: not abandoned
+			break
+		}
+		cl.abandon(at)
 	case endTerminal:
 		rec.E2E = b.lastAt
 		cl.drain(resp.Body)
@@ -272,6 +306,8 @@ func (cl *call) failFromContext(during string) bool {
 		return false
 	case errors.Is(cause, errTotalTimeout):
 		b.failTimeout("the total timeout (%v) passed %s", cl.total, during)
+	case errors.Is(cause, errAbandoned):
+		cl.abandon(time.Duration(cl.abandonAt.Load()))
 	case errors.Is(cause, errIdleTimeout):
 		b.failTimeout("no bytes from the server for %v (idle timeout) %s", cl.idle, during)
 	case errors.Is(cause, context.DeadlineExceeded):
@@ -280,6 +316,15 @@ func (cl *call) failFromContext(during string) bool {
 		b.fail(KindCanceled, "the caller canceled the request %s", during)
 	}
 	return true
+}
+
+// abandon records that the request was abandoned at (from its start): not
+// a failure; E2E is that moment.
+func (cl *call) abandon(at time.Duration) {
+	b := cl.b
+	b.abandoned = true
+	cl.rec.Abandoned = &Abandoned{At: at, Tokens: b.tokensSoFar()}
+	cl.rec.E2E = at
 }
 
 // readFailure classifies a failed body read: a deadline or cancel, else the
@@ -304,13 +349,18 @@ func (cl *call) drain(body io.Reader) {
 }
 
 // timedBody wraps the response body: every read that returns bytes takes the
-// time once and re-arms the idle timer.
+// time once and re-arms the idle timer. Once stopped, it reads nothing more
+// (io.EOF).
 type timedBody struct {
-	r  io.Reader
-	cl *call
+	r       io.Reader
+	cl      *call
+	stopped bool
 }
 
 func (t *timedBody) Read(p []byte) (int, error) {
+	if t.stopped {
+		return 0, io.EOF
+	}
 	n, err := t.r.Read(p)
 	if n > 0 {
 		t.cl.lastRead = t.cl.since()

@@ -46,6 +46,7 @@ const (
 	endTerminal                   // [DONE] or message_stop: nothing more is expected
 	endFailed                     // a malformed event or an error event (recorded)
 	endReadError                  // reading the body failed (returned, not recorded)
+	endAbandoned                  // the caller's Abandon point was reached: reading stopped
 )
 
 // finalDone accepts a last "data: [DONE]" that the body ended without the
@@ -64,6 +65,23 @@ func finalDone(rd *Reader, b *builder) streamEnd {
 
 // pump feeds rd's events to b until the stream ends, fails, or sends its
 // terminal event.
+// drainBuffered adds the complete events that were read from the connection
+// with the one that reached the abandon point (they arrived in the same
+// read: the client received them) without reading any more (tb stops), and
+// reports endTerminal when they ended the stream.
+func drainBuffered(rd *Reader, b *builder, tb *timedBody) streamEnd {
+	tb.stopped = true
+	for {
+		ev, err := rd.Next()
+		if err != nil || b.event(ev, ev.At) != nil {
+			return endAbandoned
+		}
+		if b.terminal {
+			return endTerminal
+		}
+	}
+}
+
 func pump(rd *Reader, b *builder) (streamEnd, error) {
 	for {
 		ev, err := rd.Next()
@@ -82,6 +100,9 @@ func pump(rd *Reader, b *builder) (streamEnd, error) {
 		}
 		if b.terminal {
 			return endTerminal, nil
+		}
+		if b.abandonTokens > 0 && b.tokensSoFar() >= b.abandonTokens {
+			return endAbandoned, nil
 		}
 	}
 }

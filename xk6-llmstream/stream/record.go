@@ -127,8 +127,23 @@ type Record struct {
 	// truth, and for debugging).
 	Timeline []EventTime
 
+	// Abandoned is set when the caller's Request.Abandon point was reached
+	// before the stream ended: the engine cancelled the request and stopped
+	// reading, as a user who closes the tab. Err is then nil (an abandoned
+	// request did not fail), E2E is Abandoned.At, and there is no TPOT.
+	Abandoned *Abandoned
+
 	// Err is nil for a successful request.
 	Err *Error
+}
+
+// Abandoned is where a request was abandoned.
+type Abandoned struct {
+	// At is request start → the moment the engine cancelled the request.
+	At time.Duration
+	// Tokens is the output tokens received by then (the server's cumulative
+	// count when it reported one per event, else the text events).
+	Tokens int
 }
 
 // ServerTimings is what a server reported of its own work on one request.

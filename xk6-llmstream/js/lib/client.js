@@ -15,7 +15,8 @@ import { outputInvalidOf } from './media.js';
 import { itlOption, sloOption, sampleOptions, workloadOptions } from './options.js';
 import { pricesOption } from './pricing.js';
 import { endpointURL, checkBaseURL, modelURL } from './urls.js';
-import { nextRequestID, withMetadata } from './vu.js';
+import { nextRequestID, requestNumber, vuID, withMetadata } from './vu.js';
+import { abandonOption, abandonWire } from './abandon.js';
 
 const DEFAULT_TIMEOUT_MS = 120000;
 export { HOP_GRACE_MS };
@@ -26,9 +27,9 @@ const CLIENT_OPTIONS = [
   'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
   'body', 'tags', 'timeout', 'idleTimeout', 'includeUsage', 'keepText',
   'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion', 'stages', 'fixedOutputTokens', 'vllmExtras',
-  'prices', 'tokenAudit',
+  'prices', 'tokenAudit', 'abandon',
 ];
-const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline', 'scheduledAt'];
+const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline', 'scheduledAt', 'abandon'];
 const NO_OPTIONS = Object.freeze({}); // chat() without call options
 
 function checkCallOptions(co) {
@@ -110,6 +111,8 @@ export class Client {
     }
     this.slo = sloOption(o.slo);
     this.prices = pricesOption(o.prices);
+    // Abandonment: which requests leave, and when (lib/abandon.js).
+    this.abandon = abandonOption(o.abandon, 'new Client');
     // The token audit: the helper counts the streamed text with this
     // tokenizer and compares it with the server's usage (it validates).
     this.tokenAudit = o.tokenAudit === undefined || o.tokenAudit === null ? null : plainObject(o.tokenAudit, 'tokenAudit');
@@ -211,6 +214,7 @@ export class Client {
       throw new TypeError(`llmstream: chat: scheduledAt must be the intended send time in unix ms (a number > 0), got ${JSON.stringify(co.scheduledAt)}`);
     }
 
+    const abandon = co.abandon === undefined ? this.abandon : abandonOption(co.abandon, 'chat');
     const id = nextRequestID();
     this._started++;
     const tags = entry === null && co.tags === undefined ? this.tags
@@ -227,14 +231,16 @@ export class Client {
     if (warmup) head += ',"warmup":true';
     // Open-loop load: the intended send time (llm_ttft_scheduled, llm_e2e_scheduled).
     if (scheduledMs !== null) head += ',"scheduled_unix_ns":' + Math.round(scheduledMs * 1e6);
-    const own = co.headers === undefined && timeoutMs === this.timeoutMs && idleMs === this.idleTimeoutMs &&
+    if (abandon !== null) head += abandonWire(abandon, vuID(), requestNumber());
+    const own = (abandon === null || this.abandon !== null) && co.headers === undefined && timeoutMs === this.timeoutMs && idleMs === this.idleTimeoutMs &&
       keepText === this.keepText && keepTimeline === this.keepTimeline && expected === null;
     let tail;
     if (own) {
       tail = cachedTail(this);
     } else {
       const headers = co.headers === undefined ? this._headers : Object.assign({}, this._headers, stringTags(co.headers, 'headers'));
-      const samples = expected === null ? this._samples : Object.assign({ expect_output_tokens: expected }, this._samples);
+      let samples = expected === null ? this._samples : Object.assign({ expect_output_tokens: expected }, this._samples);
+      if (abandon !== null && this.abandon === null) samples = Object.assign({ abandonment: true }, samples);
       tail = wireTail(this, headers, timeoutMs, idleMs, keepText, keepTimeline, samples);
     }
 
@@ -313,6 +319,8 @@ export class Client {
     r.expectedOutputTokens = req.expectedOutput;
     r.outputLengthMismatch = firstSample(samples, WORKLOAD_METRICS.outputLengthMismatch) === 1;
     r.outputInvalid = outputInvalidOf(samples, answer.sampleTags);
+    const ab = raw !== null && raw.abandoned ? raw.abandoned : null;
+    r.abandoned = ab === null ? null : { atMs: ab.at_ms, tokens: ab.tokens };
     if (!r.warmup) this._record(req, r, samples, answer);
     return r;
   }

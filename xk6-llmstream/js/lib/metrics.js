@@ -16,6 +16,7 @@ const metricByName = {};
 for (const k of TIME_TRENDS) metricByName[METRICS[k]] = new Trend(METRICS[k], true);
 for (const k of COUNTERS) metricByName[METRICS[k]] = new Counter(METRICS[k]);
 metricByName[METRICS.requestsFailed] = new Rate(METRICS.requestsFailed);
+metricByName[METRICS.requestsAbandoned] = new Rate(METRICS.requestsAbandoned);
 metricByName[METRICS.outputTokenMismatch] = new Rate(METRICS.outputTokenMismatch);
 metricByName[METRICS.outputInvalid] = new Rate(METRICS.outputInvalid);
 metricByName[WORKLOAD_METRICS.outputLengthMismatch] = new Counter(WORKLOAD_METRICS.outputLengthMismatch);
@@ -103,6 +104,7 @@ export function failureSamples(c) {
   out[METRICS.outputTokens] = 0;
   out[METRICS.inputTokens] = 0;
   out[METRICS.requestsFailed] = 1;
+  if (c.abandon !== null) out[METRICS.requestsAbandoned] = 0;
   if (c.slo !== null) out[METRICS.sloMet] = 0;
   if (c.slo !== null && c.slo.deadline) out[METRICS.deadlineMet] = 0;
   if (c.prices !== null) out[METRICS.cost] = 0;

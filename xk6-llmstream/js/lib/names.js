@@ -27,6 +27,7 @@ export const METRICS = Object.freeze({
   outputTokens: 'llm_output_tokens',
   inputTokens: 'llm_input_tokens',
   requestsFailed: 'llm_requests_failed',
+  requestsAbandoned: 'llm_requests_abandoned',
   sloMet: 'llm_slo_met',
   fluidity: 'llm_fluidity',
   deadlineMet: 'llm_deadline_met',

@@ -83,6 +83,8 @@ export function sampleOptions(c) {
   if (c.prices !== null) {
     o.prices = { input: c.prices.input, output: c.prices.output, cached_input: c.prices.cachedInput };
   }
+  // Every request of a Client that abandons has an llm_requests_abandoned sample.
+  if (c.abandon !== null) o.abandonment = true;
   return o;
 }
 

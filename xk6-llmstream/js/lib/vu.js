@@ -22,6 +22,11 @@ export function nextRequestID() {
   return ID_PREFIX + '-' + vuID() + '-' + requestSeq;
 }
 
+// requestNumber is the number of the VU's latest request (1, 2, ...).
+export function requestNumber() {
+  return requestSeq;
+}
+
 // The VU's id, read once per VU: every exec.vu access builds a new object in
 // k6, which costs more than the rest of a request's bookkeeping.
 let cachedVUID = null;
