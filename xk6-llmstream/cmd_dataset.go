@@ -25,7 +25,8 @@ whose prompts have exactly the drawn number of tokens under --tokenizer.
 Lengths (--input-tokens, --output-tokens, --turn-input-tokens) are in tokens:
   512 | fixed:512 | uniform:min=100,max=1000
   normal:mean=512,sd=128[,min=1,max=2048] | lognormal:mean=512,sd=256[,min=..,max=..]
-A request trace (--input with --format mooncake, bailian, burstgpt or azure)
+A request trace (--input with --format mooncake, bailian, burstgpt or azure;
+sorted by time when it is not, with a note of how many requests were out of order)
 becomes one entry per request with its send time (at_ms, for the module's
 replay()), a prompt of exactly its input length and its output length; equal
 hash_ids blocks (--block-tokens each) become equal prompt prefixes.
@@ -264,21 +265,26 @@ func datasetFromTrace(ctx context.Context, f *datasetFlags, tok workload.Tokeniz
 	defer closeIn()
 	var skipped []string
 	n := 0
+	var st workload.TraceStats
 	read := func(e func(workload.TraceRequest) error) error {
-		return workload.ReadTrace(in, f.input, format, e, func(s workload.TraceSkip) {
+		st, err = workload.ReadTrace(in, f.input, format, e, func(s workload.TraceSkip) {
 			n++
 			if len(skipped) < 5 {
 				skipped = append(skipped, fmt.Sprintf("%s:%d (%s)", f.input, s.Line, s.Reason))
 			}
 		})
+		return err
 	}
 	b := workload.TraceBuilder{Tok: tok, Name: f.input, BlockTokens: block, Requests: f.requests, AsPrompt: f.asPrompt,
 		Tags: datasetTags(f), Seed: f.seed}
 	if _, err = b.Build(ctx, read, emit); err != nil {
 		return 0, err
 	}
+	if st.OutOfOrder > 0 {
+		f.skipNote = fmt.Sprintf("; sorted the trace by time: %d of %d requests were out of time order", st.OutOfOrder, st.Requests)
+	}
 	if n > 0 {
-		f.skipNote = fmt.Sprintf("; skipped %d trace requests with no input or no output tokens, first: %s", n, strings.Join(skipped, ", "))
+		f.skipNote += fmt.Sprintf("; skipped %d trace requests with no input or no output tokens, first: %s", n, strings.Join(skipped, ", "))
 	}
 	return 0, nil
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,5 +47,35 @@ func TestDatasetFromTraces(t *testing.T) {
 	}
 	if _, _, err := runDatasetT(t, "--input", "workload/testdata/trace/burstgpt.csv", "--format", "csv", "--block-tokens", "16"); err == nil || !strings.Contains(err.Error(), "--block-tokens applies to request traces") {
 		t.Errorf("--block-tokens without a trace: %v", err)
+	}
+}
+
+// TestDatasetSortsUnsortedTrace: a trace concatenated from two collectors
+// is sorted by time, and the summary says how many requests were out of
+// order.
+func TestDatasetSortsUnsortedTrace(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "two.jsonl")
+	in := `{"timestamp": 0, "input_length": 10, "output_length": 2}
+{"timestamp": 300, "input_length": 11, "output_length": 2}
+{"timestamp": 100, "input_length": 12, "output_length": 2}
+{"timestamp": 400, "input_length": 13, "output_length": 2}
+`
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runDatasetT(t, "--input", path, "--format", "mooncake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range readEntries(t, out) {
+		got = append(got, fmt.Sprint(e.InputTokens, "@", *e.AtMS))
+	}
+	if strings.Join(got, " ") != "10@0 12@100 11@300 13@400" {
+		t.Errorf("entries %v, want 10@0 12@100 11@300 13@400", got)
+	}
+	if !strings.Contains(stderr, "sorted the trace by time: 1 of 4 requests were out of time order") {
+		t.Errorf("stderr %q: no note of the sort", stderr)
 	}
 }
