@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
 
@@ -52,6 +53,7 @@ type datasetFlags struct {
 	imagesPer                     int
 	blockTokens                   int
 	skipNote                      string // what a trace's build skipped
+	cacheBust                     string // "", "random" or a salt
 	seed                          uint64
 	asPrompt, progress            bool
 	tags                          tagFlag
@@ -88,6 +90,19 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	w := workload.NewWriter(out)
 	prog := datasetProgress(f, stderr)
 	emit := func(e workload.Entry) error { prog.Add(1); return w.Write(e) }
+	salt := f.cacheBust
+	if salt == "random" {
+		salt = runner.NewCacheSalt()
+	}
+	if salt != "" {
+		write := emit
+		emit = func(e workload.Entry) error {
+			if err := workload.SaltEntry(ctx, tok, &e, salt); err != nil {
+				return fmt.Errorf("--cache-bust: entry %s: %w", e.ID, err)
+			}
+			return write(e)
+		}
+	}
 	skipped := 0
 	if f.input == "" {
 		err = datasetSynthetic(ctx, f, tok, emit)
@@ -107,6 +122,9 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	prog.Done()
 	fmt.Fprintf(stderr, "wrote %d requests (%d bytes of JSONL) to %s", w.Entries(), w.Bytes(), f.out)
+	if salt != "" {
+		fmt.Fprintf(stderr, "; cache-bust salt %s at the start of every prompt", salt)
+	}
 	fmt.Fprint(stderr, f.skipNote)
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "; skipped %d conversations without a question and an answer", skipped)
@@ -134,6 +152,7 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	fs.StringVar(&f.imageSizes, "image-sizes", "", "synthetic image prompts: give each request's user message generated PNG images of these `WxH,...` sizes (request i: size i mod count)")
 	fs.IntVar(&f.imagesPer, "images-per-request", 1, "images per request with --image-sizes")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.StringVar(&f.cacheBust, "cache-bust", "", "put \"[cache-bust SALT]\" at the start of every prompt (shared prefixes stay shared within the file): `SALT`, or random for a fresh one (the same --seed then gives a file no server cache has seen; docs/traffic.md)")
 	fs.BoolVar(&f.asPrompt, "as-prompt", false, `write "prompt" (completions APIs) instead of "messages"`)
 	fs.BoolVar(&f.progress, "progress", false, "draw the progress bar even when standard error is not a terminal")
 	fs.Var(f.tags, "tag", "add tag `name=value` to every request (repeatable)")
@@ -152,6 +171,11 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	}
 	if f.requests < 0 {
 		return nil, usagef("--requests must not be negative, got %d", f.requests)
+	}
+	if f.cacheBust != "" && f.cacheBust != "random" {
+		if err := workload.CheckSalt(f.cacheBust); err != nil {
+			return nil, usagef("--cache-bust: %v", err)
+		}
 	}
 	if f.imageSizes != "" && f.input != "" {
 		return nil, usagef("--image-sizes makes synthetic image prompts; it does not go with --input")

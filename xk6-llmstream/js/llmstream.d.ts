@@ -87,6 +87,15 @@ export interface ClientOptions {
    */
   tokenAudit?: { tokenizer: string; tolerance?: number };
   /**
+   * Prefix-cache isolation (docs/traffic.md): "[cache-bust SALT]\n" at the
+   * start of every prompt, one salt per run, so shared prefixes stay shared
+   * within the run and no run is served from another's cache. true: the
+   * run's LLM_CACHE_SALT (set by xk6-llmstream run); a string: that salt;
+   * false: never. Unset: bust when LLM_CACHE_BUST=1 (a sweep sets it, with a
+   * fresh salt per level, unless --no-cache-bust).
+   */
+  cacheBust?: boolean | string;
+  /**
    * llm_itl samples: 'all' (default), 'off', 'records' (none in k6: the
    * helper's --records keep the per-token data, analyze reads them), or a
    * fraction 0..1 kept deterministically (every 1/f-th sample of this Client
