@@ -139,7 +139,7 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.out, "o", "-", "output `FILE` (- for standard output; FILE.gz is gzipped)")
 	fs.StringVar(&f.input, "input", "", "read prompts from `FILE` (- for standard input; FILE.gz is gunzipped) instead of generating them")
-	fs.StringVar(&f.format, "format", "", "input format: sharegpt, jsonl or csv (default: from the extension, .json is sharegpt), or a request trace: mooncake, bailian, burstgpt, azure")
+	fs.StringVar(&f.format, "format", "", "input format: sharegpt, jsonl or csv (default: from the extension, .json is sharegpt), or a request trace: mooncake, bailian, burstgpt, azure, or an agent trace: otlp-genai (OpenTelemetry GenAI spans, OTLP JSON)")
 	fs.IntVar(&f.blockTokens, "block-tokens", -1, "tokens per hash_ids block of a trace (default: mooncake 512, bailian 16; 0 ignores hash_ids)")
 	fs.StringVar(&f.tokenizer, "tokenizer", "cl100k_base", "token counts under: "+strings.Join(workload.BuiltinEncodings(), ", ")+", or a Hugging Face tokenizer.json `path`")
 	fs.IntVar(&f.requests, "requests", 0, "number of requests (synthetic default 1000; from a file, 0 is all)")
@@ -231,11 +231,14 @@ func datasetFromFile(ctx context.Context, f *datasetFlags, tok workload.Tokenize
 	if isTraceFormat(format) {
 		return datasetFromTrace(ctx, f, tok, workload.TraceFormat(format), stdin, emit)
 	}
+	if format == string(workload.OTLPGenAI) {
+		return 0, datasetFromAgentTrace(ctx, f, tok, stdin, emit)
+	}
 	if f.blockTokens >= 0 {
 		return 0, usagef("--block-tokens applies to request traces (--format mooncake or bailian)")
 	}
 	if format != "sharegpt" && format != "jsonl" && format != "csv" {
-		return 0, usagef("--format %q: want sharegpt, jsonl or csv, or a trace: mooncake, bailian, burstgpt, azure", format)
+		return 0, usagef("--format %q: want sharegpt, jsonl or csv, or a trace: mooncake, bailian, burstgpt, azure, otlp-genai", format)
 	}
 	out, err := workload.ParseDist(f.outputLen)
 	if err != nil {
@@ -311,6 +314,25 @@ func datasetFromTrace(ctx context.Context, f *datasetFlags, tok workload.Tokeniz
 		f.skipNote += fmt.Sprintf("; skipped %d trace requests with no input or no output tokens, first: %s", n, strings.Join(skipped, ", "))
 	}
 	return 0, nil
+}
+
+// datasetFromAgentTrace builds an agent trace's entries (OTLP JSON GenAI
+// spans): one per model call, with the calls it waits for (after).
+func datasetFromAgentTrace(ctx context.Context, f *datasetFlags, tok workload.Tokenizer, stdin io.Reader, emit func(workload.Entry) error) error {
+	in, closeIn, err := datasetOpen(f.input, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	steps, err := workload.ReadAgentTrace(in, f.input)
+	if err != nil {
+		return err
+	}
+	if f.requests > 0 && f.requests < len(steps) {
+		return usagef("--requests %d: an agent trace is built whole (%d model calls): a step's parents must be in the file", f.requests, len(steps))
+	}
+	b := workload.AgentBuilder{Tok: tok, AsPrompt: f.asPrompt, Tags: datasetTags(f), Seed: f.seed}
+	return b.Build(ctx, steps, emit)
 }
 
 func datasetFormatOf(name string) string {

@@ -79,3 +79,37 @@ func TestDatasetSortsUnsortedTrace(t *testing.T) {
 		t.Errorf("stderr %q: no note of the sort", stderr)
 	}
 }
+
+// TestDatasetFromAgentTrace: --format otlp-genai builds the sample agent
+// trace (scripts/data/agent-trace.otlp.jsonl) into one entry per model call
+// with its session and step and the calls it waits for; --requests cannot
+// cut an agent trace; a bad span names the file and line.
+func TestDatasetFromAgentTrace(t *testing.T) {
+	t.Parallel()
+	out, _, err := runDatasetT(t, "--input", "../scripts/data/agent-trace.otlp.jsonl", "--format", "otlp-genai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := readEntries(t, out)
+	sessions, waits := map[string]bool{}, 0
+	for _, e := range es {
+		sessions[e.Tags["agent_session"]] = true
+		waits += len(e.After)
+		if e.AtMS == nil || e.Tags["agent_step"] == "" {
+			t.Errorf("%s: at_ms %v, tags %v", e.ID, e.AtMS, e.Tags)
+		}
+	}
+	if len(es) != 101 || len(sessions) != 24 || waits != 85 {
+		t.Errorf("%d entries, %d sessions, %d dependencies; want 101, 24, 85", len(es), len(sessions), waits)
+	}
+	if _, _, err := runDatasetT(t, "--input", "../scripts/data/agent-trace.otlp.jsonl", "--format", "otlp-genai", "--requests", "5"); err == nil || !strings.Contains(err.Error(), "built whole") {
+		t.Errorf("--requests 5: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.otlp.jsonl")
+	if err := os.WriteFile(bad, []byte("\n{\"resourceSpans\": 3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runDatasetT(t, "--input", bad, "--format", "otlp-genai"); err == nil || !strings.Contains(err.Error(), bad+":2:") {
+		t.Errorf("bad file: %v", err)
+	}
+}

@@ -617,6 +617,8 @@ export interface Entry {
   prefix_tokens?: number;
   /** A trace's send time, ms from the trace's start (replay()). */
   at_ms?: number;
+  /** Agent traces: the entries this one waits for, and the recorded time after each (replayAgents). */
+  after?: { id: string; delay_ms: number }[];
   tags?: { [name: string]: string };
 }
 
@@ -758,6 +760,27 @@ export interface ReplayStats {
 
 /** Replays a trace dataset (entries with at_ms): calls fn(entry, i) at each entry's trace time / speedup. */
 export function replay(dataset: Dataset | Entry[], options: ReplayOptions | undefined, fn: (entry: Entry, i: number) => unknown): Promise<ReplayStats>;
+
+export interface AgentReplayOptions {
+  /** Trace time runs this many times faster (default 1). */
+  speedup?: number;
+  /** Tags of llm_agent_task_e2e and llm_agent_task_steps. */
+  tags?: Record<string, string>;
+}
+
+export interface AgentReplayStats {
+  requests: number;
+  failed: number;
+  sessions: number;
+  startMs: number;
+}
+
+/**
+ * Replays an agent trace (dataset --format otlp-genai): an entry without
+ * "after" at its at_ms, one with "after" once the entries it names finished
+ * plus their delay_ms (docs/traffic.md).
+ */
+export function replayAgents(dataset: Dataset | Entry[], options: AgentReplayOptions | undefined, fn: (entry: Entry, i: number) => unknown): Promise<AgentReplayStats>;
 /** The send lag p99 (ms) above which a replay is degraded. */
 export const REPLAY_LAG_P99_MS: 500;
 /** The send lag median (ms) above which a replay is degraded. */

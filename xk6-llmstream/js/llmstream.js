@@ -59,3 +59,4 @@ export { Agent, toolsFor } from './lib/agent.js';
 export { prng, gammaSampler } from './lib/random.js';
 export { arrivals } from './lib/arrivals.js';
 export { replay, REPLAY_LAG_P99_MS, REPLAY_LAG_P50_MS } from './lib/replay.js';
+export { replayAgents } from './lib/agentreplay.js';
