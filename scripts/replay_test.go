@@ -92,7 +92,8 @@ func buildReplayDataset(t *testing.T, trace []traceLine, block int) (string, []w
 	var entries []workload.Entry
 	b := workload.TraceBuilder{Tok: tok, Name: "trace", BlockTokens: block, Seed: 9}
 	_, err = b.Build(context.Background(), func(emit func(workload.TraceRequest) error) error {
-		return workload.ReadTrace(bytes.NewReader(raw.Bytes()), "trace", workload.Mooncake, emit, nil)
+		_, err := workload.ReadTrace(bytes.NewReader(raw.Bytes()), "trace", workload.Mooncake, emit, nil)
+		return err
 	}, func(e workload.Entry) error { entries = append(entries, e); return w.Write(e) })
 	if err == nil {
 		err = w.Close()

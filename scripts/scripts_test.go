@@ -55,6 +55,7 @@ var expect = map[string]struct {
 	"multi-turn.js":        {tags: map[string][]string{"scenario": {"conversation"}, "turn": {"1", "2", "3"}}, env: map[string]string{"LLM_THINK": "1ms"}},
 	"poisson.js":           {tags: map[string][]string{"scenario": {"poisson"}}, env: map[string]string{"LLM_RATE": "100", "LLM_ARRIVALS": "20"}},
 	"replay.js":            {tags: map[string][]string{"scenario": {"replay"}}, env: map[string]string{"LLM_SPEEDUP": "20"}},
+	"agent-replay.js":      {tags: map[string][]string{"scenario": {"agents"}, "agent_step": {"1", "2", "3"}}, env: map[string]string{"LLM_SPEEDUP": "20"}},
 	"vision.js":            {tags: map[string][]string{"scenario": {"vision"}, "image_size": {"256x256", "512x512", "1024x1024"}}},
 	"structured.js":        {tags: map[string][]string{"scenario": {"structured"}}},
 	// The test's mock calls a tool once, then answers: 2-step tasks.

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
 
@@ -28,7 +29,8 @@ Lengths (--input-tokens, --output-tokens, --turn-input-tokens) are in tokens:
   normal:mean=512,sd=128[,min=1,max=2048] | lognormal:mean=512,sd=256[,min=..,max=..]
 each at most 2,000,000 tokens, as is every length a trace gives (larger ones
 are refused, naming the spec or the trace's line; docs/input-bounds.md).
-A request trace (--input with --format mooncake, bailian, burstgpt or azure)
+A request trace (--input with --format mooncake, bailian, burstgpt or azure;
+sorted by time when it is not, with a note of how many requests were out of order)
 becomes one entry per request with its send time (at_ms, for the module's
 replay()), a prompt of exactly its input length and its output length; equal
 hash_ids blocks (--block-tokens each) become equal prompt prefixes.
@@ -54,6 +56,7 @@ type datasetFlags struct {
 	imagesPer                     int
 	blockTokens                   int
 	skipNote                      string // what a trace's build skipped
+	cacheBust                     string // "", "random" or a salt
 	seed                          uint64
 	asPrompt, progress            bool
 	tags                          tagFlag
@@ -90,6 +93,19 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	w := workload.NewWriter(out)
 	prog := datasetProgress(f, stderr)
 	emit := func(e workload.Entry) error { prog.Add(1); return w.Write(e) }
+	salt := f.cacheBust
+	if salt == "random" {
+		salt = runner.NewCacheSalt()
+	}
+	if salt != "" {
+		write := emit
+		emit = func(e workload.Entry) error {
+			if err := workload.SaltEntry(ctx, tok, &e, salt); err != nil {
+				return fmt.Errorf("--cache-bust: entry %s: %w", e.ID, err)
+			}
+			return write(e)
+		}
+	}
 	skipped := 0
 	if f.input == "" {
 		err = datasetSynthetic(ctx, f, tok, emit)
@@ -109,6 +125,9 @@ func runDataset(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	prog.Done()
 	fmt.Fprintf(stderr, "wrote %d requests (%d bytes of JSONL) to %s", w.Entries(), w.Bytes(), f.out)
+	if salt != "" {
+		fmt.Fprintf(stderr, "; cache-bust salt %s at the start of every prompt", salt)
+	}
 	fmt.Fprint(stderr, f.skipNote)
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "; skipped %d conversations without a question and an answer", skipped)
@@ -123,7 +142,7 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.out, "o", "-", "output `FILE` (- for standard output; FILE.gz is gzipped)")
 	fs.StringVar(&f.input, "input", "", "read prompts from `FILE` (- for standard input; FILE.gz is gunzipped) instead of generating them")
-	fs.StringVar(&f.format, "format", "", "input format: sharegpt, jsonl or csv (default: from the extension, .json is sharegpt), or a request trace: mooncake, bailian, burstgpt, azure")
+	fs.StringVar(&f.format, "format", "", "input format: sharegpt, jsonl or csv (default: from the extension, .json is sharegpt), or a request trace: mooncake, bailian, burstgpt, azure, or an agent trace: otlp-genai (OpenTelemetry GenAI spans, OTLP JSON)")
 	fs.IntVar(&f.blockTokens, "block-tokens", -1, "tokens per hash_ids block of a trace (default: mooncake 512, bailian 16; 0 ignores hash_ids)")
 	fs.StringVar(&f.tokenizer, "tokenizer", "cl100k_base", "token counts under: "+strings.Join(workload.BuiltinEncodings(), ", ")+", or a Hugging Face tokenizer.json `path`")
 	fs.IntVar(&f.requests, "requests", 0, "number of requests (synthetic default 1000; from a file, 0 is all)")
@@ -136,6 +155,7 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	fs.StringVar(&f.imageSizes, "image-sizes", "", "synthetic image prompts: give each request's user message generated PNG images of these `WxH,...` sizes (request i: size i mod count)")
 	fs.IntVar(&f.imagesPer, "images-per-request", 1, "images per request with --image-sizes")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.StringVar(&f.cacheBust, "cache-bust", "", "put \"[cache-bust SALT]\" at the start of every prompt (shared prefixes stay shared within the file): `SALT`, or random for a fresh one (the same --seed then gives a file no server cache has seen; docs/traffic.md)")
 	fs.BoolVar(&f.asPrompt, "as-prompt", false, `write "prompt" (completions APIs) instead of "messages"`)
 	fs.BoolVar(&f.progress, "progress", false, "draw the progress bar even when standard error is not a terminal")
 	fs.Var(f.tags, "tag", "add tag `name=value` to every request (repeatable)")
@@ -154,6 +174,11 @@ func parseDatasetFlags(args []string, stderr io.Writer) (*datasetFlags, error) {
 	}
 	if f.requests < 0 {
 		return nil, usagef("--requests must not be negative, got %d", f.requests)
+	}
+	if f.cacheBust != "" && f.cacheBust != "random" {
+		if err := workload.CheckSalt(f.cacheBust); err != nil {
+			return nil, usagef("--cache-bust: %v", err)
+		}
 	}
 	if f.imageSizes != "" && f.input != "" {
 		return nil, usagef("--image-sizes makes synthetic image prompts; it does not go with --input")
@@ -209,11 +234,14 @@ func datasetFromFile(ctx context.Context, f *datasetFlags, tok workload.Tokenize
 	if isTraceFormat(format) {
 		return datasetFromTrace(ctx, f, tok, workload.TraceFormat(format), stdin, emit)
 	}
+	if format == string(workload.OTLPGenAI) {
+		return 0, datasetFromAgentTrace(ctx, f, tok, stdin, emit)
+	}
 	if f.blockTokens >= 0 {
 		return 0, usagef("--block-tokens applies to request traces (--format mooncake or bailian)")
 	}
 	if format != "sharegpt" && format != "jsonl" && format != "csv" {
-		return 0, usagef("--format %q: want sharegpt, jsonl or csv, or a trace: mooncake, bailian, burstgpt, azure", format)
+		return 0, usagef("--format %q: want sharegpt, jsonl or csv, or a trace: mooncake, bailian, burstgpt, azure, otlp-genai", format)
 	}
 	out, err := workload.ParseDist(f.outputLen)
 	if err != nil {
@@ -267,23 +295,47 @@ func datasetFromTrace(ctx context.Context, f *datasetFlags, tok workload.Tokeniz
 	defer closeIn()
 	var skipped []string
 	n := 0
+	var st workload.TraceStats
 	read := func(e func(workload.TraceRequest) error) error {
-		return workload.ReadTrace(in, f.input, format, e, func(s workload.TraceSkip) {
+		st, err = workload.ReadTrace(in, f.input, format, e, func(s workload.TraceSkip) {
 			n++
 			if len(skipped) < 5 {
 				skipped = append(skipped, fmt.Sprintf("%s:%d (%s)", f.input, s.Line, s.Reason))
 			}
 		})
+		return err
 	}
 	b := workload.TraceBuilder{Tok: tok, Name: f.input, BlockTokens: block, Requests: f.requests, AsPrompt: f.asPrompt,
 		Tags: datasetTags(f), Seed: f.seed}
 	if _, err = b.Build(ctx, read, emit); err != nil {
 		return 0, err
 	}
+	if st.OutOfOrder > 0 {
+		f.skipNote = fmt.Sprintf("; sorted the trace by time: %d of %d requests were out of time order", st.OutOfOrder, st.Requests)
+	}
 	if n > 0 {
-		f.skipNote = fmt.Sprintf("; skipped %d trace requests with no input or no output tokens, first: %s", n, strings.Join(skipped, ", "))
+		f.skipNote += fmt.Sprintf("; skipped %d trace requests with no input or no output tokens, first: %s", n, strings.Join(skipped, ", "))
 	}
 	return 0, nil
+}
+
+// datasetFromAgentTrace builds an agent trace's entries (OTLP JSON GenAI
+// spans): one per model call, with the calls it waits for (after).
+func datasetFromAgentTrace(ctx context.Context, f *datasetFlags, tok workload.Tokenizer, stdin io.Reader, emit func(workload.Entry) error) error {
+	in, closeIn, err := datasetOpen(f.input, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	steps, err := workload.ReadAgentTrace(in, f.input)
+	if err != nil {
+		return err
+	}
+	if f.requests > 0 && f.requests < len(steps) {
+		return usagef("--requests %d: an agent trace is built whole (%d model calls): a step's parents must be in the file", f.requests, len(steps))
+	}
+	b := workload.AgentBuilder{Tok: tok, AsPrompt: f.asPrompt, Tags: datasetTags(f), Seed: f.seed}
+	return b.Build(ctx, steps, emit)
 }
 
 func datasetFormatOf(name string) string {

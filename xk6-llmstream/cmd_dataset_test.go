@@ -224,3 +224,47 @@ func TestDatasetImagePrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestDatasetCacheBust: --cache-bust puts the salt's marker at the start of
+// every prompt with input_tokens recounted exactly, the groups' shared
+// prefixes still shared (prefix_tokens grows by the marker's cost); --cache-bust
+// random gives a file that differs from the same --seed's other builds, a
+// given salt the same file each time, and a bad salt is refused.
+func TestDatasetCacheBust(t *testing.T) {
+	t.Parallel()
+	args := []string{"--requests", "8", "--prefix-groups", "2", "--prefix-tokens", "40", "--input-tokens", "60", "--output-tokens", "4"}
+	plain, _, err := runDatasetT(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	salted, stderr, err := runDatasetT(t, append(args, "--cache-bust", "run-7")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, _ := runDatasetT(t, append(args, "--cache-bust", "run-7")...)
+	r1, stderrR, _ := runDatasetT(t, append(args, "--cache-bust", "random")...)
+	r2, _, _ := runDatasetT(t, append(args, "--cache-bust", "random")...)
+	if salted != again || r1 == r2 || r1 == plain || !strings.Contains(stderr, "cache-bust salt run-7") || !strings.Contains(stderrR, "cache-bust salt ") {
+		t.Errorf("a given salt must repeat, random ones differ: same %v, random differ %v; stderr %q", salted == again, r1 != r2, stderr)
+	}
+	tok, err := workload.LoadTokenizer("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, ss := readEntries(t, plain), readEntries(t, salted)
+	for i, e := range ss {
+		text := e.Messages[0].Content
+		n, err := workload.Count(context.Background(), tok, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := e.InputTokens - ps[i].InputTokens
+		if !strings.HasPrefix(text, "[cache-bust run-7]\n") || n != e.InputTokens || d <= 0 ||
+			e.PrefixTokens != ps[i].PrefixTokens+d || e.InputTokensTarget != ps[i].InputTokensTarget+d {
+			t.Errorf("%s: starts %q, %d tokens counted, entry says %d (plain %d), prefix %d (plain %d)", e.ID, text[:20], n, e.InputTokens, ps[i].InputTokens, e.PrefixTokens, ps[i].PrefixTokens)
+		}
+	}
+	if _, _, err := runDatasetT(t, append(args, "--cache-bust", "two words")...); err == nil || !strings.Contains(err.Error(), "--cache-bust") {
+		t.Errorf("bad salt: %v", err)
+	}
+}

@@ -66,6 +66,7 @@ type sweepFlags struct {
 	duration           time.Duration
 	outDir, jsonOut    string
 	mock, verbose      bool
+	noCacheBust        bool
 	mockProfile        string
 	scrape, caFile     string
 	gpuMetrics         string
@@ -94,6 +95,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.DurationVar(&f.duration, "duration", 30*time.Second, "the same as --level-duration")
 	fs.StringVar(&f.outDir, "out-dir", "", "`directory` for each level's k6 output and log (default sweep-<time>)")
 	fs.StringVar(&f.jsonOut, "json", "", "write the JSON result to this `file` (- for stdout; default DIR/sweep.json)")
+	fs.BoolVar(&f.noCacheBust, "no-cache-bust", false, "send every level the same prompts: no fresh prefix-cache salt per level (LLM_CACHE_SALT, LLM_CACHE_BUST=1; docs/traffic.md), so later levels may be served from the cache earlier ones built (the sweep warns)")
 	fs.BoolVar(&f.mock, "mock", false, "start the mock LLM for each level even if LLM_BASE_URL is set")
 	fs.StringVar(&f.mockProfile, "mock-profile", "", "start the mock with this profile `file` (docs/mock-flags.md)")
 	fs.Var(&f.allow, "allow", "more upstream `hosts` for the helper, comma-separated (repeatable)")
@@ -224,7 +226,7 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 	}
 	res, runErr := sweep.Execute(ctx, sweep.Config{
 		Spec: spec, Plan: plan, OutDir: f.outDir, Script: f.script, LevelDuration: f.duration,
-		Progress: stderr, Signals: signals, Scrape: scrape,
+		Progress: stderr, Signals: signals, Scrape: scrape, NoCacheBust: f.noCacheBust,
 		Exec: sweep.K6{Mode: spec.Mode, Script: f.script, K6Args: f.k6Args, Duration: dur, Env: env,
 			Mock: f.mock, MockProfile: f.mockProfile, MockCmd: mockCmd, Allow: f.allow, Verbose: f.verbose, HelperOptions: helperOpts},
 	})

@@ -93,6 +93,15 @@ export interface ClientOptions {
    */
   tokenAudit?: { tokenizer: string; tolerance?: number };
   /**
+   * Prefix-cache isolation (docs/traffic.md): "[cache-bust SALT]\n" at the
+   * start of every prompt, one salt per run, so shared prefixes stay shared
+   * within the run and no run is served from another's cache. true: the
+   * run's LLM_CACHE_SALT (set by xk6-llmstream run); a string: that salt;
+   * false: never. Unset: bust when LLM_CACHE_BUST=1 (a sweep sets it, with a
+   * fresh salt per level, unless --no-cache-bust).
+   */
+  cacheBust?: boolean | string;
+  /**
    * llm_itl samples: 'all' (default), 'off', 'records' (none in k6: the
    * helper's --records keep the per-token data, analyze reads them), or a
    * fraction 0..1 kept deterministically (every 1/f-th sample of this Client
@@ -645,6 +654,8 @@ export interface Entry {
   prefix_tokens?: number;
   /** A trace's send time, ms from the trace's start (replay()). */
   at_ms?: number;
+  /** Agent traces: the entries this one waits for, and the recorded time after each (replayAgents). */
+  after?: { id: string; delay_ms: number }[];
   tags?: { [name: string]: string };
 }
 
@@ -786,6 +797,27 @@ export interface ReplayStats {
 
 /** Replays a trace dataset (entries with at_ms): calls fn(entry, i) at each entry's trace time / speedup. */
 export function replay(dataset: Dataset | Entry[], options: ReplayOptions | undefined, fn: (entry: Entry, i: number) => unknown): Promise<ReplayStats>;
+
+export interface AgentReplayOptions {
+  /** Trace time runs this many times faster (default 1). */
+  speedup?: number;
+  /** Tags of llm_agent_task_e2e and llm_agent_task_steps. */
+  tags?: Record<string, string>;
+}
+
+export interface AgentReplayStats {
+  requests: number;
+  failed: number;
+  sessions: number;
+  startMs: number;
+}
+
+/**
+ * Replays an agent trace (dataset --format otlp-genai): an entry without
+ * "after" at its at_ms, one with "after" once the entries it names finished
+ * plus their delay_ms (docs/traffic.md).
+ */
+export function replayAgents(dataset: Dataset | Entry[], options: AgentReplayOptions | undefined, fn: (entry: Entry, i: number) => unknown): Promise<AgentReplayStats>;
 /** The send lag p99 (ms) above which a replay is degraded. */
 export const REPLAY_LAG_P99_MS: 500;
 /** The send lag median (ms) above which a replay is degraded. */

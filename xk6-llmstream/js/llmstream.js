@@ -62,3 +62,4 @@ export { prng, gammaSampler } from './lib/random.js';
 export { arrivals } from './lib/arrivals.js';
 export { replay, REPLAY_LAG_P99_MS, REPLAY_LAG_P50_MS, REPLAY_HORIZON_MS } from './lib/replay.js';
 export { probe, probeScenario, PROBE_TAG } from './lib/probes.js';
+export { replayAgents } from './lib/agentreplay.js';

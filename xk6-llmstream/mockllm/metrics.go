@@ -18,6 +18,11 @@ const (
 	PromCacheUsage = "vllm:gpu_cache_usage_perc"
 	PromKVUsage    = "vllm:kv_cache_usage_perc" // vLLM v1's name for the same
 	PromTTFT       = "vllm:time_to_first_token_seconds"
+	// The prefix cache's counters, in prompt tokens (vLLM v1's names, from
+	// vllm/v1/metrics/loggers.py; the text format adds _total), served
+	// when the prefix cache is on.
+	PromPrefixQueries = "vllm:prefix_cache_queries"
+	PromPrefixHits    = "vllm:prefix_cache_hits"
 )
 
 // TTFTBuckets are the upper bounds (seconds) of the TTFT histogram: vLLM's.
@@ -62,6 +67,10 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 		gauge(PromKVUsage, "KV-cache usage. 1 means 100 percent usage (mock: share of decode slots in use).", model, usage),
 		s.counters.ttft.family(model),
 	}
+	if c := s.prefix; c != nil {
+		fams = append(fams, counter(PromPrefixQueries+"_total", "Prefix cache queries, in prompt tokens.", model, float64(c.queries.Load())),
+			counter(PromPrefixHits+"_total", "Prefix cache hits, in cached prompt tokens.", model, float64(c.hits.Load())))
+	}
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
 	w.Header().Set("Content-Type", string(format))
 	enc := expfmt.NewEncoder(w, format)
@@ -79,6 +88,11 @@ func labels(model string) []*dto.LabelPair {
 func gauge(name, help, model string, v float64) *dto.MetricFamily {
 	return &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_GAUGE.Enum(),
 		Metric: []*dto.Metric{{Label: labels(model), Gauge: &dto.Gauge{Value: proto.Float64(v)}}}}
+}
+
+func counter(name, help, model string, v float64) *dto.MetricFamily {
+	return &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_COUNTER.Enum(),
+		Metric: []*dto.Metric{{Label: labels(model), Counter: &dto.Counter{Value: proto.Float64(v)}}}}
 }
 
 func (h *promHistogram) family(model string) *dto.MetricFamily {

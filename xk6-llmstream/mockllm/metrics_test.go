@@ -36,6 +36,8 @@ func scrapeMetrics(t *testing.T, url string) map[string]float64 {
 			switch {
 			case m.GetGauge() != nil:
 				out[name] += m.GetGauge().GetValue()
+			case m.GetCounter() != nil:
+				out[name] += m.GetCounter().GetValue()
 			case m.GetHistogram() != nil:
 				out[name+"_count"] += float64(m.GetHistogram().GetSampleCount())
 				b := m.GetHistogram().GetBucket()

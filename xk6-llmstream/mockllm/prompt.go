@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/workload"
 )
@@ -120,6 +121,10 @@ type prefixCache struct {
 	mu  sync.Mutex
 	lru *list.List // of uint64, most recent at the front
 	at  map[uint64]*list.Element
+
+	// queries and hits count prompt tokens looked up and served, as vLLM's
+	// vllm:prefix_cache_queries and vllm:prefix_cache_hits do (/metrics).
+	queries, hits atomic.Int64
 }
 
 func newPrefixCache(p PrefixCache) *prefixCache {
@@ -172,5 +177,7 @@ func (c *prefixCache) serve(model string, keys []uint64) int {
 			delete(c.at, old.Value.(uint64))
 		}
 	}
+	c.queries.Add(int64(len(keys)))
+	c.hits.Add(int64(hits * c.block))
 	return hits * c.block
 }

@@ -1,6 +1,11 @@
 package runner
 
-import "strings"
+import (
+	"crypto/rand"
+	"fmt"
+	"math/big"
+	"strings"
+)
 
 // Environment variables the runner sets for k6 (and reads).
 const (
@@ -11,7 +16,27 @@ const (
 	// BaseURLEnv holds the LLM endpoint the scripts use; when unset, the
 	// runner starts the mock and sets it to the mock's URL.
 	BaseURLEnv = "LLM_BASE_URL"
+	// CacheSaltEnv holds the run's prefix-cache salt (docs/traffic.md): the
+	// runner sets a fresh one when it is unset; a Client with cacheBust puts
+	// it at the start of every prompt.
+	CacheSaltEnv = "LLM_CACHE_SALT"
+	// CacheBustEnv, "1", makes every Client without a cacheBust option bust
+	// (the sweep sets it per level unless --no-cache-bust); "0" or unset
+	// leaves it to the option.
+	CacheBustEnv = "LLM_CACHE_BUST"
 )
+
+// NewCacheSalt is a fresh salt: 12 decimal digits from crypto/rand. Digits,
+// not hex: BPE tokenizers split a run of digits into groups of a fixed size,
+// so every salt costs the same tokens and a shared prefix keeps its block
+// alignment (hence its prefix-cache hits) from one run to the next.
+func NewCacheSalt() string {
+	n, err := rand.Int(rand.Reader, big.NewInt(1e12))
+	if err != nil {
+		panic(err) // crypto/rand does not fail (Go 1.24+)
+	}
+	return fmt.Sprintf("%012d", n)
+}
 
 // LookupEnv returns the last value of key in env ("KEY=value" entries), as the
 // process environment would resolve duplicates.

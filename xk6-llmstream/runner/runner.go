@@ -223,6 +223,9 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	}()
 	env = setEnv(env, HelperEnv, hs.URL())
 	env = setEnv(env, HelperTokenEnv, token)
+	if LookupEnv(env, CacheSaltEnv) == "" {
+		env = setEnv(env, CacheSaltEnv, NewCacheSalt())
+	}
 	say("helper at %s (upstreams allowed: %s), given to k6 as %s", hs.URL(), allowList, HelperEnv)
 
 	cmd := k6Command(k6, cfg, env)

@@ -41,6 +41,17 @@ var (
 	WaitingNames = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size", "llamacpp:requests_deferred"}
 	CacheNames   = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
 	TTFTNames    = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
+	// PrefixNames pair each server's prefix-cache counters, in prompt
+	// tokens: (queried, served from the cache). vLLM v1's
+	// vllm:prefix_cache_queries / _hits (vllm/v1/metrics/loggers.py; the
+	// mock serves them too), vLLM's older gpu_ names, and SGLang's prompt
+	// and cached tokens (python/sglang/srt/metrics/collector.py,
+	// TokenizerMetricsCollector). The first pair the page has both of wins.
+	PrefixNames = [][2]string{
+		{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total"},
+		{"vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_hits_total"},
+		{"sglang:prompt_tokens_total", "sglang:cached_tokens_total"},
+	}
 )
 
 // The NVIDIA DCGM exporter's metric names (dcgm-exporter's default
@@ -96,6 +107,11 @@ type Sample struct {
 	TTFTSum   float64 `json:"-"`
 	TTFTCount float64 `json:"-"`
 	HasTTFT   bool    `json:"-"`
+	// PrefixQueries and PrefixHits are the server's prefix-cache counters
+	// (PrefixNames: prompt tokens looked up, and served from the cache),
+	// cumulative; nil when the page has no pair of them.
+	PrefixQueries *float64 `json:"-"`
+	PrefixHits    *float64 `json:"-"`
 	// GPU is the DCGM exporter's view of the GPUs on the page: utilization
 	// and SM clock averaged over the GPUs, memory used and power added up;
 	// nil when the page has none of its metrics.
@@ -175,6 +191,7 @@ func ParseLimited(r io.Reader, lim Limits) (Sample, error) {
 	s.Cache = gaugeSum(fams, CacheNames, 1, &s.Rejected)
 	s.TTFTSum, s.TTFTCount, s.HasTTFT = histogramSum(fams, TTFTNames, &s.Rejected)
 	s.GPU = gpuOf(fams, &s.Rejected)
+	s.PrefixQueries, s.PrefixHits = prefixOf(fams, &s.Rejected)
 	return s, nil
 }
 
@@ -256,6 +273,9 @@ var known = func() map[string]bool {
 		for _, n := range names {
 			m[n] = true
 		}
+	}
+	for _, p := range PrefixNames {
+		m[p[0]], m[p[1]] = true, true
 	}
 	for _, n := range TTFTNames {
 		for _, s := range []string{"", "_bucket", "_sum", "_count"} {
@@ -409,4 +429,26 @@ func histogramSum(fams map[string]*dto.MetricFamily, names []string, rejected *i
 		return sum, count, true
 	}
 	return 0, 0, false
+}
+
+// prefixOf reads the first pair of prefix-cache counters the page has both
+// of (nil, nil: none, or a value out of range, counted in rejected, or more
+// hits than queries).
+func prefixOf(fams map[string]*dto.MetricFamily, rejected *int) (queries, hits *float64) {
+	for _, p := range PrefixNames {
+		if fams[p[0]] == nil || fams[p[1]] == nil {
+			continue
+		}
+		q := gaugeSum(fams, p[:1], maxCount, rejected)
+		h := gaugeSum(fams, p[1:], maxCount, rejected)
+		if q == nil || h == nil {
+			return nil, nil
+		}
+		if *h > *q {
+			*rejected++
+			return nil, nil
+		}
+		return q, h
+	}
+	return nil, nil
 }

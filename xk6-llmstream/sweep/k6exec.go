@@ -55,6 +55,7 @@ func (k K6) Run(ctx context.Context, lv Run) (int, error) {
 	if k.Duration != "" {
 		set[DurationEnv] = k.Duration
 	}
+	maps.Copy(set, lv.Env)
 	env = withEnv(env, set, Rate.Env(), VUs.Env())
 	log, err := os.Create(lv.Log)
 	if err != nil {

@@ -30,6 +30,10 @@ type Result struct {
 	// K6ExitCode is the exit code of the level that aborted the sweep (k6
 	// failed, not a threshold), else 0.
 	K6ExitCode int `json:"k6_exit_code"`
+	// CacheBust says whether each level had its own prefix-cache salt
+	// (false: --no-cache-bust); CacheWarning is CacheWarning's ("" none).
+	CacheBust    bool   `json:"cache_bust"`
+	CacheWarning string `json:"cache_warning,omitempty"`
 }
 
 // Level is one level's measurement and verdict.

@@ -87,6 +87,14 @@ type ServerSignals struct {
 	// (W, all GPUs) and SM clock (MHz), peak and mean over the scrapes; nil
 	// when no scrape had any.
 	GPU *GPUSignals `json:"gpu,omitempty"`
+	// PrefixHitRate is the server's prefix-cache hit rate over the level:
+	// its cached prompt tokens over the prompt tokens it looked up
+	// (PrefixHits / PrefixQueries, the growth of its counters —
+	// serverstats.PrefixNames — from the scrape before the level to the one
+	// after it); null when the server has no such counters or none grew.
+	PrefixQueries float64  `json:"prefix_cache_queries,omitempty"`
+	PrefixHits    float64  `json:"prefix_cache_hits,omitempty"`
+	PrefixHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
 }
 
 // GPUSignals are the GPUs' state over one level.
@@ -149,6 +157,10 @@ func (s Scrape) start(ctx context.Context, at time.Time) *scraper {
 		sc.gpuURL = s.GPU
 	}
 	ctx, sc.cancel = context.WithCancel(ctx)
+	if sc.url != "" {
+		// The counters' baseline, before the level's first request.
+		sc.once(ctx)
+	}
 	go sc.loop(ctx)
 	return sc
 }
@@ -244,6 +256,13 @@ func (sc *scraper) stop() *ServerSignals {
 	}
 	sc.cancel()
 	<-sc.done
+	if sc.cfg.URL != ScrapeMock && sc.url != "" {
+		// The level's last word, after its last request (a level's own
+		// mock is gone by now: its counters end at the last interval).
+		ctx, cancel := context.WithTimeout(context.Background(), max(sc.cfg.Interval, time.Second))
+		sc.once(ctx)
+		cancel()
+	}
 	out := sc.out
 	if sc.cfg.URL == ScrapeMock && out.URL == "" {
 		out.URL = ScrapeMock
@@ -253,6 +272,7 @@ func (sc *scraper) stop() *ServerSignals {
 	out.Cache = statOf(out.Samples, func(s ServerSample) *float64 { return s.Cache })
 	out.TTFTCount, out.TTFTMeanMS = ttftOver(out.Samples)
 	out.GPU = gpuOver(out.Samples, sc.gpuSeen)
+	out.PrefixQueries, out.PrefixHits, out.PrefixHitRate = prefixOver(out.Samples)
 	return &out
 }
 

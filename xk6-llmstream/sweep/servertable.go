@@ -17,7 +17,7 @@ func writeServerTable(w io.Writer, res *Result) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "level\toffered %s\tscrapes\trunning peak/mean\twaiting peak/mean\tKV cache peak/mean\tserver TTFT mean ms\n", res.Unit)
+	fmt.Fprintf(tw, "level\toffered %s\tscrapes\trunning peak/mean\twaiting peak/mean\tKV cache peak/mean\tserver TTFT mean ms\tprefix cache hit rate\n", res.Unit)
 	for _, l := range res.Levels {
 		s := l.Server
 		if s == nil || s.URL == "" {
@@ -27,8 +27,12 @@ func writeServerTable(w io.Writer, res *Result) error {
 		if s.Errors > 0 {
 			scrapes += fmt.Sprintf(" (%d failed: %s)", s.Errors, s.LastError)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Index, FormatLevel(l.Offered), scrapes,
-			fmtStat(s.Running, "%.4g"), fmtStat(s.Waiting, "%.4g"), fmtStat(s.Cache, "%.0f%%"), fmtPtr(s.TTFTMeanMS))
+		hit := "—"
+		if s.PrefixHitRate != nil {
+			hit = fmt.Sprintf("%.1f%%", 100**s.PrefixHitRate)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Index, FormatLevel(l.Offered), scrapes,
+			fmtStat(s.Running, "%.4g"), fmtStat(s.Waiting, "%.4g"), fmtStat(s.Cache, "%.0f%%"), fmtPtr(s.TTFTMeanMS), hit)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 )
 
 // ExitThresholdsFailed is k6's exit code when the script's own thresholds
@@ -36,6 +37,8 @@ type Run struct {
 	// OnMock, when set, is to be told the base URL of a mock started for
 	// the level (the scraper's "mock" target).
 	OnMock func(url string)
+	// Env is added to k6's environment for the level (the cache-bust salt).
+	Env map[string]string
 }
 
 // Config is a sweep.
@@ -59,6 +62,24 @@ type Config struct {
 	// Scrape, when its URL is set, scrapes the server's Prometheus metrics
 	// during each level into Level.Server.
 	Scrape Scrape
+	// NoCacheBust leaves the prompts as the script makes them; by default
+	// each level gets a fresh salt (LLM_CACHE_SALT, with LLM_CACHE_BUST=1)
+	// that every Client puts at the start of every prompt, so no level is
+	// served from the prefix cache an earlier one built (docs/traffic.md).
+	NoCacheBust bool
+	// NewSalt makes a level's salt (nil: runner.NewCacheSalt).
+	NewSalt func() string
+}
+
+// salt is a fresh salt for a level ("" without busting).
+func (cfg Config) salt() string {
+	switch {
+	case cfg.NoCacheBust:
+		return ""
+	case cfg.NewSalt != nil:
+		return cfg.NewSalt()
+	}
+	return runner.NewCacheSalt()
 }
 
 // AbortError ends a sweep early: k6 failed at a level (an exit code other
@@ -82,7 +103,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Spec.LevelDuration = cfg.LevelDuration
 	}
 	res := &Result{Version: ResultVersion, Mode: cfg.Spec.Mode.String(), Unit: cfg.Spec.Mode.Unit(),
-		Script: cfg.Script, Confidence: cfg.Spec.Confidence, SLO: sources(cfg.Spec.SLO), Levels: []Level{}}
+		Script: cfg.Script, Confidence: cfg.Spec.Confidence, SLO: sources(cfg.Spec.SLO), Levels: []Level{}, CacheBust: !cfg.NoCacheBust}
 	var interrupted atomic.Bool
 	inner := make(chan os.Signal, 2)
 	stopRelay := relay(cfg.Signals, inner, &interrupted)
@@ -98,7 +119,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 			res.Stopped = "interrupted"
 			return finish(res), &AbortError{Code: 130, Msg: "interrupted by a signal"}
 		}
-		run := Run{Index: len(res.Levels) + 1, Offered: offered, Signals: inner,
+		run := Run{Index: len(res.Levels) + 1, Offered: offered, Signals: inner, Env: cacheBustEnv(cfg.salt()),
 			Out: filepath.Join(cfg.OutDir, "level-"+FormatLevel(offered)+".json.gz"),
 			Log: filepath.Join(cfg.OutDir, "level-"+FormatLevel(offered)+".log")}
 		p.before(run, cfg.Spec.Mode, cfg.Plan.Left(res.Levels))
@@ -111,6 +132,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 			lv.Saturation = append(lv.Saturation, "interrupted: the level was cut short")
 		}
 		res.Levels = append(res.Levels, lv)
+		res.CacheWarning = CacheWarning(res.Levels, res.CacheBust)
 		p.after(lv, run, cfg.Spec.Mode)
 		if lv.K6ExitCode != 0 && lv.K6ExitCode != ExitThresholdsFailed || interrupted.Load() {
 			return finish(res), abortAt(res, &lv, interrupted.Load())

@@ -46,6 +46,9 @@ func WriteTable(w io.Writer, res *Result) error {
 			fmt.Fprintf(w, "level %d (%s %s) %s:\n  %s\n", l.Index, FormatLevel(l.Offered), res.Unit, l.Verdict, strings.Join(why, "\n  "))
 		}
 	}
+	if res.CacheWarning != "" {
+		fmt.Fprintf(w, "\nWARNING: %s\n", res.CacheWarning)
+	}
 	_, err := fmt.Fprintf(w, "\n%s\nsweep ended: %s\n", Answer(res), res.Stopped)
 	return err
 }

@@ -23,7 +23,7 @@ func TestTokenLengthBound(t *testing.T) {
 		{Mooncake, `{"timestamp":0,"input_length":10,"output_length":1000000000}` + "\n", "big.trace:1:"},
 		{BurstGPT, "Timestamp,Model,Request tokens,Response tokens,Log Type\n0,m,2147483647,5,ok\n", "big.trace:2:"},
 	} {
-		err := ReadTrace(strings.NewReader(c.data), "big.trace", c.format, func(TraceRequest) error { return nil }, nil)
+		_, err := ReadTrace(strings.NewReader(c.data), "big.trace", c.format, func(TraceRequest) error { return nil }, nil)
 		if err == nil || !strings.Contains(err.Error(), c.where) || !strings.Contains(err.Error(), bound) {
 			t.Errorf("%s %q: %v; want an error at %s naming the bound %s", c.format, c.data, err, c.where, bound)
 		}
@@ -65,7 +65,7 @@ func TestTraceReaderChecks(t *testing.T) {
 			`{"timestamp":1,"input_length":10,"output_length":5,"type":"a` + "\xfe" + `b"}` + "\n", []string{"t.csv:2:", "invalid UTF-8"}},
 	} {
 		n := 0
-		err := ReadTrace(strings.NewReader(c.data), "t.csv", c.format, func(TraceRequest) error { n++; return nil }, nil)
+		_, err := ReadTrace(strings.NewReader(c.data), "t.csv", c.format, func(TraceRequest) error { n++; return nil }, nil)
 		if err == nil {
 			t.Errorf("%s: no error after %d requests", c.name, n)
 			continue

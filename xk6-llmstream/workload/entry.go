@@ -38,6 +38,18 @@ type Entry struct {
 	// request (built with --trace; the module's replay() sends it then).
 	AtMS *float64          `json:"at_ms,omitempty"`
 	Tags map[string]string `json:"tags,omitempty"`
+	// After names the requests of an agent trace (dataset --format
+	// otlp-genai) this one waits for: it is sent DelayMS (the recorded
+	// think or tool time) after each of them finished, whichever is last;
+	// an entry without After is sent at AtMS (the module's replayAgents()).
+	After []After `json:"after,omitempty"`
+}
+
+// After is one request an entry waits for, and the recorded time from its
+// end to the entry's start.
+type After struct {
+	ID      string  `json:"id"`
+	DelayMS float64 `json:"delay_ms"`
 }
 
 // Message is one chat message. Images (generated PNGs, --image-sizes) go

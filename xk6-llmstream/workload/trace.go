@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -73,46 +74,64 @@ type TraceSkip struct {
 	Reason string
 }
 
+// TraceStats is what ReadTrace read.
+type TraceStats struct {
+	Requests int // passed to emit
+	Skipped  int // passed to skip
+	// OutOfOrder counts the requests whose time is before an earlier line's
+	// (a trace concatenated from several collectors): ReadTrace sorts them
+	// into place.
+	OutOfOrder int
+}
+
 // ReadTrace reads a trace file of the format and calls emit with each request
-// in the file's order, skip with each request that cannot be sent (no input
-// or no output tokens: BurstGPT logs failures with 0 response tokens). Times
-// must not decrease (the error names the line); AtMS counts from the first
-// request. Errors name the file and line.
-func ReadTrace(r io.Reader, name string, format TraceFormat, emit func(TraceRequest) error, skip func(TraceSkip)) error {
-	t := &traceReader{name: name, emit: emit, skip: skip, first: math.NaN(), prev: math.Inf(-1)}
+// in time order, skip with each request that cannot be sent (no input or no
+// output tokens: BurstGPT logs failures with 0 response tokens). A trace out
+// of time order is sorted, stably (requests of equal time keep the file's
+// order), and its stats count the requests that were out of order; AtMS
+// counts from the earliest request. Errors name the file and line.
+func ReadTrace(r io.Reader, name string, format TraceFormat, emit func(TraceRequest) error, skip func(TraceSkip)) (TraceStats, error) {
+	t := &traceReader{name: name, skip: skip, latest: math.Inf(-1)}
+	var err error
 	switch format {
 	case Mooncake, Bailian:
-		return t.jsonl(r, format)
+		err = t.jsonl(r, format)
 	case BurstGPT, Azure:
-		return t.csv(r, format)
+		err = t.csv(r, format)
+	default:
+		return TraceStats{}, fmt.Errorf("unknown trace format %q (want one of mooncake, bailian, burstgpt, azure)", format)
 	}
-	return fmt.Errorf("unknown trace format %q (want one of mooncake, bailian, burstgpt, azure)", format)
+	if err != nil {
+		return t.stats, err
+	}
+	return t.stats, t.flush(emit)
 }
 
 type traceReader struct {
-	name        string
-	emit        func(TraceRequest) error
-	skip        func(TraceSkip)
-	first, prev float64         // the first and the previous request's time, ms
-	roots       map[int64]int64 // Bailian: chat id → its session's first chat id
-	epoch       time.Time       // Azure: the first row's time (hasEpoch: read; year 1 is a time too)
-	hasEpoch    bool
+	name     string
+	skip     func(TraceSkip)
+	pending  []pendingRequest
+	latest   float64 // the latest time read so far, ms
+	stats    TraceStats
+	epoch    time.Time // Azure: the first row's time (hasEpoch: read; year 1 is a time too)
+	hasEpoch bool
 }
 
-// send checks the time and the lengths and passes the request on.
-func (t *traceReader) send(q TraceRequest, rawMS float64) error {
-	if math.IsNaN(rawMS) || math.IsInf(rawMS, 0) {
+// pendingRequest is a request read, waiting for the sort: its raw time and,
+// for Bailian, its chat ids (sessions are resolved in time order).
+type pendingRequest struct {
+	q              TraceRequest
+	ms             float64
+	chat, parent   int64
+	hasChat, hasPa bool
+}
+
+// add checks the time and the lengths and keeps the request for the sort.
+func (t *traceReader) add(p pendingRequest) error {
+	q := p.q
+	if math.IsNaN(p.ms) || math.IsInf(p.ms, 0) {
 		return fmt.Errorf("%s:%d: the time is not a number", t.name, q.Line)
 	}
-	if rawMS < t.prev {
-		return fmt.Errorf("%s:%d: time %s ms is before the previous request's %s ms: a trace must be in time order (sort it first)",
-			t.name, q.Line, fmtMS(rawMS-t.first), fmtMS(t.prev-t.first))
-	}
-	if math.IsNaN(t.first) {
-		t.first = rawMS
-	}
-	t.prev = rawMS
-	q.AtMS = rawMS - t.first
 	switch {
 	case q.Input < 0 || q.Output < 0:
 		return fmt.Errorf("%s:%d: negative token count (input %d, output %d)", t.name, q.Line, q.Input, q.Output)
@@ -121,15 +140,53 @@ func (t *traceReader) send(q TraceRequest, rawMS float64) error {
 	case q.Output > MaxTokens:
 		return fmt.Errorf("%s:%d: output length %s", t.name, q.Line, overMaxTokens(q.Output))
 	case q.Input == 0 || q.Output == 0:
+		t.stats.Skipped++
 		if t.skip != nil {
 			t.skip(TraceSkip{Line: q.Line, Reason: fmt.Sprintf("input %d, output %d tokens: nothing to send", q.Input, q.Output)})
 		}
 		return nil
 	}
-	return t.emit(q)
+	if p.ms < t.latest {
+		t.stats.OutOfOrder++
+	}
+	t.latest = max(t.latest, p.ms)
+	t.pending = append(t.pending, p)
+	return nil
 }
 
-func fmtMS(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// flush sorts the requests by time (stably), resolves Bailian's sessions
+// in that order, and emits them with AtMS from the earliest.
+func (t *traceReader) flush(emit func(TraceRequest) error) error {
+	ps := t.pending
+	t.pending = nil
+	if t.stats.OutOfOrder > 0 {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].ms < ps[j].ms })
+	}
+	var roots map[int64]int64 // Bailian: chat id → its session's first chat id
+	for _, p := range ps {
+		q := p.q
+		q.AtMS = p.ms - ps[0].ms
+		if p.hasChat {
+			if roots == nil {
+				roots = map[int64]int64{}
+			}
+			root := p.chat
+			if p.hasPa && p.parent >= 0 {
+				root = p.parent
+				if pr, ok := roots[p.parent]; ok {
+					root = pr
+				}
+			}
+			roots[p.chat] = root
+			q.Session = strconv.FormatInt(root, 10)
+		}
+		t.stats.Requests++
+		if err := emit(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // traceLine is one line of the Mooncake and Bailian JSONL traces.
 type traceLine struct {
@@ -175,25 +232,17 @@ func (t *traceReader) jsonl(r io.Reader, format TraceFormat) error {
 		if format == Bailian {
 			ms *= 1000
 		}
-		q := TraceRequest{Line: line, Input: *l.InputLength, Output: *l.OutputLength, HashIDs: l.HashIDs}
+		p := pendingRequest{q: TraceRequest{Line: line, Input: *l.InputLength, Output: *l.OutputLength, HashIDs: l.HashIDs}, ms: ms}
 		if l.ChatID != nil {
-			if t.roots == nil {
-				t.roots = map[int64]int64{}
+			p.chat, p.hasChat, p.q.Turn = *l.ChatID, true, l.Turn
+			if l.ParentChatID != nil {
+				p.parent, p.hasPa = *l.ParentChatID, true
 			}
-			root := *l.ChatID
-			if p := l.ParentChatID; p != nil && *p >= 0 {
-				root = *p
-				if pr, ok := t.roots[*p]; ok {
-					root = pr
-				}
-			}
-			t.roots[*l.ChatID] = root
-			q.Session, q.Turn = strconv.FormatInt(root, 10), l.Turn
 		}
 		if l.Type != "" {
-			q.Tags = map[string]string{"type": l.Type}
+			p.q.Tags = map[string]string{"type": l.Type}
 		}
-		if err := t.send(q, ms); err != nil {
+		if err := t.add(p); err != nil {
 			return err
 		}
 	}
@@ -310,7 +359,7 @@ func (t *traceReader) csv(r io.Reader, format TraceFormat) error {
 				q.Tags[tag] = rec[i]
 			}
 		}
-		if err := t.send(q, ms); err != nil {
+		if err := t.add(pendingRequest{q: q, ms: ms}); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,8 @@ func buildTrace(t *testing.T, file string, format TraceFormat, block int) ([]Ent
 	var out []Entry
 	b := TraceBuilder{Tok: tok, Name: file, BlockTokens: block, Seed: 3}
 	_, err = b.Build(context.Background(), func(emit func(TraceRequest) error) error {
-		return ReadTrace(f, file, format, emit, func(s TraceSkip) { skips = append(skips, s) })
+		_, err := ReadTrace(f, file, format, emit, func(s TraceSkip) { skips = append(skips, s) })
+		return err
 	}, func(e Entry) error { out = append(out, e); return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +162,6 @@ func TestTraceErrorsNameTheLine(t *testing.T) {
 		in     string
 		want   string
 	}{
-		{Mooncake, "{\"timestamp\": 5, \"input_length\": 3, \"output_length\": 2}\n{\"timestamp\": 4, \"input_length\": 3, \"output_length\": 2}\n", "t:2: time -1 ms is before"},
 		{Mooncake, "\n{\"timestamp\": 5, \"output_length\": 2}\n", `t:2: no "input_length"`},
 		{Mooncake, "{\"timestamp\": 5,\n", "t:1: bad JSON"},
 		{BurstGPT, "Timestamp,Model,Request tokens\n1,x,3\n", `no "Response tokens" column`},
@@ -171,7 +171,7 @@ func TestTraceErrorsNameTheLine(t *testing.T) {
 		{Azure, "TIMESTAMP,ContextTokens,GeneratedTokens\n9999-12-31 23:59:59,3,2\n0001-01-01 00:00:00,3,2\n", `t:3: TIMESTAMP "0001-01-01 00:00:00" is more than 292 years`},
 		{"sharegpt", "", "unknown trace format"},
 	} {
-		err := ReadTrace(strings.NewReader(c.in), "t", c.format, func(TraceRequest) error { return nil }, nil)
+		_, err := ReadTrace(strings.NewReader(c.in), "t", c.format, func(TraceRequest) error { return nil }, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %q: error %v, want %q", c.format, c.in, err, c.want)
 		}
@@ -181,7 +181,8 @@ func TestTraceErrorsNameTheLine(t *testing.T) {
 	b := TraceBuilder{Tok: tok, Name: "t", BlockTokens: 16}
 	in := "{\"timestamp\": 0, \"input_length\": 40, \"output_length\": 2, \"hash_ids\": [1, 2, 3]}\n{\"timestamp\": 1, \"input_length\": 40, \"output_length\": 2, \"hash_ids\": [7, 2, 3]}\n"
 	_, err := b.Build(context.Background(), func(emit func(TraceRequest) error) error {
-		return ReadTrace(strings.NewReader(in), "t", Mooncake, emit, nil)
+		_, err := ReadTrace(strings.NewReader(in), "t", Mooncake, emit, nil)
+		return err
 	}, func(Entry) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "t:2: hash id 2 is block 2 here but was block 2 (after id 1)") {
 		t.Errorf("inconsistent hash ids: %v", err)

@@ -6,6 +6,7 @@ import { readHelperAnswer, hopFailure, serverTimingsOf, countOf, toolCallsOf } f
 import { dialectBody } from './dialects.js';
 import { durationMs } from './durations.js';
 import { isEntry, entryBody } from './entry.js';
+import { cacheBustSalt, saltBody } from './cachebust.js';
 import { warnUnknownFields } from './fields.js';
 import { ambientScheduledMs } from './internal/schedule.js';
 import { wireTail, cachedTail, urlJSON, hopParams, newWireCache, HOP_GRACE_MS } from './internal/wire.js';
@@ -27,7 +28,7 @@ const CLIENT_OPTIONS = [
   'baseURL', 'apiKey', 'model', 'api', 'path', 'helper', 'helperToken', 'headers',
   'body', 'tags', 'timeout', 'idleTimeout', 'includeUsage', 'keepText',
   'keepTimeline', 'itl', 'warmup', 'slo', 'anthropicVersion', 'stages', 'fixedOutputTokens', 'vllmExtras',
-  'prices', 'tokenAudit', 'abandon',
+  'prices', 'tokenAudit', 'abandon', 'cacheBust',
 ];
 const CALL_OPTIONS = ['tags', 'timeout', 'idleTimeout', 'headers', 'keepText', 'keepTimeline', 'scheduledAt', 'abandon'];
 const NO_OPTIONS = Object.freeze({}); // chat() without call options
@@ -110,6 +111,8 @@ export class Client {
       throw new TypeError(`llmstream: new Client: warmup must be a whole number ≥ 0, got ${JSON.stringify(o.warmup)}`);
     }
     this.slo = sloOption(o.slo);
+    // The prefix-cache salt ('' : none), put at the start of every prompt.
+    Object.defineProperty(this, '_salt', { value: cacheBustSalt(o.cacheBust, env), enumerable: false });
     this.prices = pricesOption(o.prices);
     // Abandonment: which requests leave, and when (lib/abandon.js).
     this.abandon = abandonOption(o.abandon, 'new Client');
@@ -194,7 +197,7 @@ export class Client {
     const co = callOptions === undefined || callOptions === null ? NO_OPTIONS : callOptions;
     if (co !== NO_OPTIONS) checkCallOptions(co);
     const entry = isEntry(params) ? params : null;
-    const plain = this._body(entry !== null ? entryBody(entry, this.api) : params);
+    const plain = saltBody(this._body(entry !== null ? entryBody(entry, this.api) : params), this._salt);
     if (entry === null) warnUnknownFields(plain);
     const expected = this._fixLength(plain, entry);
     const model = typeof plain.model === 'string' ? plain.model : '';
