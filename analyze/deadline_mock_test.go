@@ -30,21 +30,24 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
-// The deadline of the stall runs: the first token by 200 ms, then one per
-// 50 ms. The mock answers 20 tokens, 50 ms to the first, 10 ms apart, with
-// one 500 ms pause: early (before token 3) it misses token 3's deadline by
-// ~270 ms and the next are met again (fluidity 19/20, deadline missed); late
-// (before token 19) the tokens have banked ~370 ms of slack and meet every
-// deadline (1, met). Every margin is ≥ 40 ms, far above a busy machine's
+// The deadline of the stall runs: the first token by 1 s, then one per
+// 200 ms. The mock answers 20 tokens, 50 ms to the first, 10 ms apart, with
+// one 2 s pause: early (before token 3) it misses token 3's deadline (1.4 s)
+// by ~670 ms and the next are met again (fluidity 19/20, deadline missed);
+// late (before token 19) the tokens have banked slack and meet every deadline
+// (token 19 at ~2.23 s, due at 4.6 s: fluidity 1, met). The smallest margin,
+// token 4 after the early stall, is 190 ms: far above a busy machine's
 // scheduling noise.
 const (
-	stallDeadlineSLO = "deadline.ttft=200ms,deadline.perToken=50ms"
+	stallDeadlineSLO = "deadline.ttft=1s,deadline.perToken=200ms"
 	stallScript      = `
 const c = new Client({ baseURL: __ENV.LLM_BASE_URL, apiKey: 'k', model: 'm',
-  slo: { deadline: { ttft: '200ms', perToken: '50ms' } } });
+  slo: { deadline: { ttft: '1s', perToken: '200ms' } } });
 export default function () { c.chat({ messages: [{ role: 'user', content: 'x' }], max_tokens: 20 }); }
 `
-	stallPause = 500 * time.Millisecond
+	stallPause = 2 * time.Second
+	// stallRequests is each run's requests, 2 VUs.
+	stallRequests = 4
 )
 
 // stallRun runs the mock with the pause placed at the share at and returns
@@ -59,7 +62,7 @@ func stallRun(t *testing.T, at float64) (recFile string, module map[string][2]fl
 		OutputTokens: mockllm.FixedCount(20),
 		Faults:       mockllm.Faults{Pause: 1, PauseDuration: stallPause, PauseAt: at},
 	}
-	recFile, res := mockRun(t, mockllm.Config{Seed: 7, Log: log, Default: model}, stallScript, 2, 6)
+	recFile, res := mockRun(t, mockllm.Config{Seed: 7, Log: log, Default: model}, stallScript, 2, stallRequests)
 	module = map[string][2]float64{}
 	for _, s := range res.Samples {
 		id := s.Metadata[metrics.RequestIDMetadata]
@@ -141,14 +144,14 @@ func TestDeadlineEarlyVsLateStallAgainstMock(t *testing.T) {
 	got := map[string]outcome{}
 	for name, at := range map[string]float64{"early": 0.1, "late": 0.9} {
 		recFile, module, gaps := stallRun(t, at)
-		if len(gaps) != 6*19 {
-			t.Fatalf("%s: %d scheduled gaps, want 6 answers × 19", name, len(gaps))
+		if len(gaps) != stallRequests*19 {
+			t.Fatalf("%s: %d scheduled gaps, want %d answers × 19", name, len(gaps), stallRequests)
 		}
 		p90, _ := stats.Percentile(gaps, 90)
 		// Every request: the module's verdict is analyze's.
 		analyzed := analyzedDeadline(t, recFile)
-		if len(module) != 6 || len(analyzed) != 6 {
-			t.Fatalf("%s: %d requests with module samples, %d analyzed; want 6", name, len(module), len(analyzed))
+		if len(module) != stallRequests || len(analyzed) != stallRequests {
+			t.Fatalf("%s: %d requests with module samples, %d analyzed; want %d", name, len(module), len(analyzed), stallRequests)
 		}
 		for id, m := range module {
 			if a, ok := analyzed[id]; !ok || a != m {
@@ -186,18 +189,18 @@ func TestDeadlineEarlyVsLateStallAgainstMock(t *testing.T) {
 		}
 		o.good = doc.Throughput[0].Good
 		got[name] = o
-		t.Logf("%s: P90 gap %.1f ms (scheduled), fluidity mean %.3f over %d requests, %d good (of the 5 counted)", name, p90, o.fluidity, o.n, o.good)
+		t.Logf("%s: P90 gap %.1f ms (scheduled), fluidity mean %.3f over %d requests, %d good (of the %d counted)", name, p90, o.fluidity, o.n, o.good, stallRequests-1)
 	}
 	early, late := got["early"], got["late"]
 	if early.p90 != late.p90 {
 		t.Errorf("scheduled P90 gaps differ: early %v, late %v", early.p90, late.p90)
 	}
-	if early.n != 6 || late.n != 6 || math.Abs(early.fluidity-0.95) > 1e-9 || math.Abs(late.fluidity-1) > 1e-9 {
+	if early.n != stallRequests || late.n != stallRequests || math.Abs(early.fluidity-0.95) > 1e-9 || math.Abs(late.fluidity-1) > 1e-9 {
 		t.Errorf("fluidity: early %v (n %d), late %v (n %d); want 0.95 < 1 (Etalon's order)", early.fluidity, early.n, late.fluidity, late.n)
 	}
-	// The window counts the requests that ended after the first: 5.
-	if early.good != 0 || late.good != 5 {
-		t.Errorf("deadline goodput: %d good early, %d late; want 0 and 5", early.good, late.good)
+	// The window counts the requests that ended after the first.
+	if early.good != 0 || late.good != stallRequests-1 {
+		t.Errorf("deadline goodput: %d good early, %d late; want 0 and %d", early.good, late.good, stallRequests-1)
 	}
 }
 

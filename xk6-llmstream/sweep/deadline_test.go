@@ -13,22 +13,22 @@ import (
 )
 
 // TestDeadlineGoodputRealK6: a sweep whose --slo is only a deadline
-// (deadline.ttft=200ms,deadline.perToken=50ms) runs one level of
+// (deadline.ttft=1s,deadline.perToken=200ms) runs one level of
 // scripts/capacity.js with real k6 (K6_BIN, or k6 on PATH; skipped without)
 // against the mock answering 20 tokens, 50 ms to the first and 10 ms apart,
-// with one 500 ms pause in every answer. Each level's helper writes records
+// with one 2 s pause in every answer. Each level's helper writes records
 // (level-2.records.jsonl) and goodput judges them with metrics.Deadline.Judge:
 // with the pause early (pause_at 0.1, before token 3) no request meets its
 // deadlines, late (0.9, before token 19) every one does — the same gaps, the
-// margins ≥ 40 ms.
+// margins ≥ 570 ms (analyze's TestDeadlineEarlyVsLateStallAgainstMock).
 func TestDeadlineGoodputRealK6(t *testing.T) {
 	if _, err := runner.FindK6(os.Environ()); err != nil {
 		t.Skipf("no real k6: %v", err)
 	}
 	if testing.Short() {
-		t.Skip("-short: two real-k6 levels take about 20 s")
+		t.Skip("-short: two real-k6 levels take about 30 s")
 	}
-	d, exprs, err := metrics.ParseDeadline([]string{"deadline.ttft=200ms,deadline.perToken=50ms"})
+	d, exprs, err := metrics.ParseDeadline([]string{"deadline.ttft=1s,deadline.perToken=200ms"})
 	if err != nil || len(exprs) != 0 {
 		t.Fatal(err, exprs)
 	}
@@ -46,7 +46,7 @@ func TestDeadlineGoodputRealK6(t *testing.T) {
 		profile := filepath.Join(dir, "pause.json")
 		prof := fmt.Sprintf(`{"seed":1,"default":{"prefill":{"base":"50ms","per_input_token":0,"jitter":{"dist":"none"}},`+
 			`"itl":{"base":"10ms","jitter":{"dist":"none"}},"output_tokens":20,`+
-			`"faults":{"pause":1,"pause_duration":"500ms","pause_at":%g}}}`, c.at)
+			`"faults":{"pause":1,"pause_duration":"2s","pause_at":%g}}}`, c.at)
 		if err := os.WriteFile(profile, []byte(prof), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestDeadlineGoodputRealK6(t *testing.T) {
 		spec.Deadline = d
 		res, err := Execute(context.Background(), Config{
 			Spec: spec, Plan: Fixed{Levels: []float64{2}}, OutDir: dir, Progress: testWriter{t},
-			Exec: K6{Mode: Rate, Script: "../../scripts/capacity.js", Duration: "4s", Env: env, MockProfile: profile},
+			Exec: K6{Mode: Rate, Script: "../../scripts/capacity.js", Duration: "5s", Env: env, MockProfile: profile},
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -62,7 +62,7 @@ func TestDeadlineGoodputRealK6(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "level-2.records.jsonl")); err != nil {
 			t.Errorf("%s: the level wrote no records: %v", c.name, err)
 		}
-		if !strings.Contains(strings.Join(res.SLO, " "), "deadline.ttft=200ms") {
+		if !strings.Contains(strings.Join(res.SLO, " "), "deadline.ttft=1000ms") {
 			t.Errorf("%s: sweep.json's slo %q does not name the deadline", c.name, res.SLO)
 		}
 		lv := res.Levels[0]
