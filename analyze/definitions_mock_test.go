@@ -22,6 +22,13 @@ import (
 // a helper writing records, and returns the records file.
 func mockRecords(t *testing.T, cfg mockllm.Config, body string, vus, iterations int) string {
 	t.Helper()
+	recFile, _ := mockRun(t, cfg, body, vus, iterations)
+	return recFile
+}
+
+// mockRun is mockRecords that also returns what the module added in k6.
+func mockRun(t *testing.T, cfg mockllm.Config, body string, vus, iterations int) (string, *k6sim.Result) {
+	t.Helper()
 	m, err := mockllm.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +69,7 @@ func mockRecords(t *testing.T, cfg mockllm.Config, body string, vus, iterations 
 	if _, err := helper.CloseRecords(rw); err != nil {
 		t.Fatal(err)
 	}
-	return recFile
+	return recFile, res
 }
 
 func readRecords(t *testing.T, path string) []*records.Record {

@@ -38,7 +38,7 @@ type command struct {
 }
 
 // commandOrder is the order of the usage text.
-var commandOrder = []string{"summary", "check", "plot", "compare", "report", "history", "tail", "version"}
+var commandOrder = []string{"summary", "check", "plot", "compare", "report", "export", "history", "tail", "version"}
 
 var commands = map[string]command{
 	"summary": {"percentile tables with confidence intervals and warnings", runSummary},
@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"plot":    {"draw ECDF plots (PNG or SVG)", runPlot},
 	"compare": {"compare a baseline run with a candidate run", runCompare},
 	"report":  {"write a self-contained HTML report with plots", runReport},
+	"export":  {"write one run as llm-d-benchmark's standard benchmark report v0.2 (--format llm-d-report)", runExport},
 	"history": {"runs of a scheduled test over time: trend, step and drift alerts", runHistory},
 	"tail":    {"where the TTFT tail comes from: stages and request attributes (records files)", runTail},
 	"version": {"print the version, commit and Go version", runVersion},

@@ -9,8 +9,8 @@ import (
 )
 
 // TestNoticeListsEveryThirdPartyFile holds NOTICE against the provenance
-// tables: every committed file that testdata/SOURCES.md or the workload's
-// SOURCES.md credits to another project is listed in NOTICE with its licence,
+// tables: every committed file that testdata/SOURCES.md, the workload's or
+// analyze/export's SOURCES.md credits to another project is listed in NOTICE with its licence,
 // and every path NOTICE lists exists.
 func TestNoticeListsEveryThirdPartyFile(t *testing.T) {
 	notice := readRepoFile(t, "NOTICE")
@@ -33,6 +33,10 @@ func TestNoticeListsEveryThirdPartyFile(t *testing.T) {
 		want = append(want, strings.TrimPrefix(filepath.ToSlash(m), "../"))
 	}
 	want = append(want, "testdata/k6/k6_summary_export_legacy_format.json")
+	br := regexp.MustCompile("(?m)^\\| `([A-Za-z0-9_.-]+)` \\| llm-d/llm-d-benchmark \\|")
+	for _, m := range br.FindAllStringSubmatch(readRepoFile(t, "analyze/export/testdata/SOURCES.md"), -1) {
+		want = append(want, "analyze/export/testdata/"+m[1])
+	}
 	if len(want) < 20 {
 		t.Fatalf("found %d third-party files in the SOURCES tables: the tables' format changed", len(want))
 	}
@@ -41,7 +45,7 @@ func TestNoticeListsEveryThirdPartyFile(t *testing.T) {
 			t.Errorf("NOTICE does not list %s (a third-party file by its SOURCES.md)", f)
 		}
 	}
-	listed := regexp.MustCompile(`(?m)^  ((?:testdata|xk6-llmstream)/\S+)$`)
+	listed := regexp.MustCompile(`(?m)^  ((?:testdata|xk6-llmstream|analyze)/\S+)$`)
 	for _, m := range listed.FindAllStringSubmatch(notice, -1) {
 		if _, err := os.Stat(filepath.Join("..", m[1])); err != nil {
 			t.Errorf("NOTICE lists %s, which does not exist", m[1])

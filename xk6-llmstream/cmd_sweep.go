@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/sweep"
 )
@@ -88,7 +89,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.Float64Var(&f.max, "max", 64, "the search's highest level")
 	fs.StringVar(&f.resolution, "resolution", "5%", "stop bisecting when the gap is this `share` of the passing level")
 	fs.IntVar(&f.budget, "budget", 12, "run at most this many levels in a search")
-	fs.Var(&f.slo, "slo", "an SLO limit `'METRIC: EXPR'` in k6's threshold syntax, e.g. 'llm_ttft: p(99)<2000' (repeatable)")
+	fs.Var(&f.slo, "slo", "an SLO limit `'METRIC: EXPR'` in k6's threshold syntax, e.g. 'llm_ttft: p(99)<2000', or a per-token deadline 'deadline.ttft=1s,deadline.perToken=50ms' that goodput judges on each level's records (docs/deadlines.md) (repeatable)")
 	fs.Float64Var(&f.maxFail, "max-failure-rate", sweep.DefaultMaxFail, "adds the limit llm_requests_failed: rate<`R` (1: none)")
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence `level` of the intervals the limits are judged on")
 	fs.DurationVar(&f.duration, "level-duration", 30*time.Second, "each level's duration, handed over as LLM_DURATION (0: the script's)")
@@ -126,11 +127,16 @@ func (f *sweepFlags) plan() (sweep.Spec, sweep.Plan, error) {
 	case f.vus:
 		mode = sweep.VUs
 	}
-	checks, err := sweep.ParseSLO(f.slo, f.maxFail)
+	deadline, exprs, err := metrics.ParseDeadline(f.slo)
+	if err != nil {
+		return sweep.Spec{}, nil, usagef("%v", err)
+	}
+	checks, err := sweep.ParseSLO(exprs, f.maxFail)
 	if err != nil {
 		return sweep.Spec{}, nil, usagef("%v", err)
 	}
 	spec := sweep.DefaultSpec(mode, checks)
+	spec.Deadline = deadline
 	if !(f.confidence > 0 && f.confidence < 1) {
 		return spec, nil, usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", f.confidence)
 	}

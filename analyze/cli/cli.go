@@ -20,6 +20,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
@@ -364,20 +365,28 @@ func (g *Gate) Validate() error {
 }
 
 // SLO are --slo: the per-request limits goodput counts against, which
-// summary and report share.
+// summary and report share, and the per-token deadline
+// (deadline.ttft=1s,deadline.perToken=50ms: metrics.ParseDeadline), judged
+// on the records.
 type SLO struct {
 	Exprs Repeat
 }
 
 func (s *SLO) Register(fs *flag.FlagSet) {
-	fs.Var(&s.Exprs, "slo", "a per-request SLO limit for goodput, `'METRIC<LIMIT'` or k6's threshold syntax 'llm_ttft: p(99)<2000' "+
+	fs.Var(&s.Exprs, "slo", "a per-request SLO limit for goodput, `'METRIC<LIMIT'` or k6's threshold syntax 'llm_ttft: p(99)<2000', "+
+		"or a per-token deadline 'deadline.ttft=1s,deadline.perToken=50ms' judged on the records (docs/deadlines.md) "+
 		"(a request is good when each of its samples meets it; repeatable; default: the module's llm_slo_met)")
 }
 
-// parse reads the limits: "llm_ttft<2000" is "llm_ttft: max<2000".
-func (s *SLO) Parse() ([]thresholds.Check, error) {
+// Parse reads the limits ("llm_ttft<2000" is "llm_ttft: max<2000") and the
+// deadline (nil: none).
+func (s *SLO) Parse() ([]thresholds.Check, *metrics.Deadline, error) {
+	d, exprs, err := metrics.ParseDeadline(s.Exprs)
+	if err != nil {
+		return nil, nil, Usagef("%v", err)
+	}
 	var out []thresholds.Check
-	for _, e := range s.Exprs {
+	for _, e := range exprs {
 		src := e
 		if !strings.Contains(e, ":") {
 			if i := strings.IndexAny(e, "<>="); i > 0 {
@@ -386,20 +395,24 @@ func (s *SLO) Parse() ([]thresholds.Check, error) {
 		}
 		cs, err := thresholds.Parse(src)
 		if err != nil {
-			return nil, Usagef("--slo %q: %v", e, err)
+			return nil, nil, Usagef("--slo %q: %v", e, err)
 		}
 		out = append(out, cs...)
 	}
-	return out, nil
+	return out, d, nil
 }
 
-// join makes the request join for throughput and goodput, and the options
-// that measure it, once the reader r exists.
+// Join makes the request join for throughput and goodput, and the options
+// that measure it, once the reader r exists; with a deadline, r judges the
+// records on it.
 func (s *SLO) Join(r *rundata.Reader, confidence float64) (*rundata.Requests, result.ThroughputOptions, error) {
-	checks, err := s.Parse()
+	checks, d, err := s.Parse()
 	if err != nil {
 		return nil, result.ThroughputOptions{}, err
 	}
-	slo := &result.SLO{Checks: checks, TypeOf: func(m string) k6json.Type { t, _, _ := r.TypeOf(m); return t }}
+	if d != nil {
+		r.SetDeadline(d)
+	}
+	slo := &result.SLO{Checks: checks, Deadline: d, TypeOf: func(m string) k6json.Type { t, _, _ := r.TypeOf(m); return t }}
 	return rundata.NewRequests(slo.Streams()), result.ThroughputOptions{Confidence: confidence, SLO: slo}, nil
 }

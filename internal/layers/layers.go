@@ -94,7 +94,7 @@ var Ranks = map[string]int{
 	"xk6-llmstream":           9,
 
 	// the analyze side
-	"analyze/cli": 0, "analyze/plot": 0, "analyze/definitions": 0, "analyze/tail": 0, "analyze/history": 0,
+	"analyze/cli": 0, "analyze/plot": 0, "analyze/definitions": 0, "analyze/tail": 0, "analyze/history": 0, "analyze/export": 0,
 	"analyze/figures": 1, "analyze/output": 1,
 	"analyze/report": 2,
 	"analyze":        9,

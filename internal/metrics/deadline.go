@@ -3,6 +3,9 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/records"
 )
@@ -84,4 +87,76 @@ func (d *Deadline) Judge(rec *records.Record) (r DeadlineResult, ok bool) {
 	}
 	r.Fluidity = float64(met) / float64(r.Tokens)
 	return r, true
+}
+
+// DeadlinePrefix starts an --slo expression that sets the deadline (analyze
+// and the sweep): "deadline.ttft=1s,deadline.perToken=50ms", the fields of
+// the Client's slo.deadline.
+const DeadlinePrefix = "deadline."
+
+// ParseDeadline takes the deadline out of a list of --slo expressions: every
+// expression that starts with DeadlinePrefix is a comma-separated list of
+// deadline.ttft=DURATION and deadline.perToken=DURATION (a Go duration such
+// as 1s or 50ms, or a number of milliseconds); rest are the other
+// expressions, in order. d is nil when none sets it; when one does, both
+// fields must be given (across expressions, each once).
+func ParseDeadline(exprs []string) (d *Deadline, rest []string, err error) {
+	var ttft, per *float64
+	for _, e := range exprs {
+		if !strings.HasPrefix(strings.TrimSpace(e), DeadlinePrefix) {
+			rest = append(rest, e)
+			continue
+		}
+		for _, item := range strings.Split(e, ",") {
+			key, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+			var dst **float64
+			switch strings.TrimSpace(key) {
+			case DeadlinePrefix + "ttft":
+				dst = &ttft
+			case DeadlinePrefix + "perToken":
+				dst = &per
+			default:
+				return nil, nil, fmt.Errorf("--slo %q: unknown %q (want deadline.ttft=DURATION,deadline.perToken=DURATION, e.g. deadline.ttft=1s,deadline.perToken=50ms)", e, strings.TrimSpace(item))
+			}
+			if !ok {
+				return nil, nil, fmt.Errorf("--slo %q: %s has no value (e.g. %s=1s)", e, key, key)
+			}
+			if *dst != nil {
+				return nil, nil, fmt.Errorf("--slo %q: %s is given twice", e, key)
+			}
+			ms, err := durationMS(strings.TrimSpace(val))
+			if err != nil || !(ms > 0) {
+				return nil, nil, fmt.Errorf("--slo %q: %s=%q: want a duration > 0 such as 1s or 50ms (a bare number is milliseconds)", e, key, val)
+			}
+			*dst = &ms
+		}
+	}
+	if ttft == nil && per == nil {
+		return nil, rest, nil
+	}
+	if ttft == nil || per == nil {
+		return nil, nil, fmt.Errorf("--slo: a deadline needs both deadline.ttft and deadline.perToken, e.g. --slo 'deadline.ttft=1s,deadline.perToken=50ms'")
+	}
+	d = &Deadline{TTFTMS: *ttft, PerTokenMS: *per}
+	return d, rest, d.Validate()
+}
+
+// durationMS reads a Go duration, or a bare number of milliseconds.
+func durationMS(s string) (float64, error) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("not finite")
+		}
+		return v, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	return float64(d) / float64(time.Millisecond), nil
+}
+
+// String is the deadline as ParseDeadline reads it.
+func (d *Deadline) String() string {
+	return fmt.Sprintf("%sttft=%gms,%sperToken=%gms", DeadlinePrefix, d.TTFTMS, DeadlinePrefix, d.PerTokenMS)
 }

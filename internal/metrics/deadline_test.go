@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/llmstream/xk6-llmstream/internal/records"
@@ -99,6 +100,38 @@ func TestDeadlineRules(t *testing.T) {
 		}
 		if len(met) != 1 || len(dm) != 1 || (met[0] == 1) != c.want || (dm[0] == 1) != c.want {
 			t.Errorf("slo met %v, deadline met %v; want %v", met, dm, c.want)
+		}
+	}
+}
+
+// TestParseDeadline: the --slo deadline syntax of analyze and the sweep, the
+// other expressions left in order, and each bad input named.
+func TestParseDeadline(t *testing.T) {
+	t.Parallel()
+	d, rest, err := ParseDeadline([]string{"llm_ttft<2000", "deadline.ttft=1s, deadline.perToken=50ms", "llm_tpot: p(90)<50"})
+	if err != nil || d == nil || d.TTFTMS != 1000 || d.PerTokenMS != 50 || !slices.Equal(rest, []string{"llm_ttft<2000", "llm_tpot: p(90)<50"}) {
+		t.Fatalf("got %+v %q %v", d, rest, err)
+	}
+	d, _, err = ParseDeadline([]string{"deadline.ttft=250", "deadline.perToken=1.5ms"})
+	if err != nil || d.TTFTMS != 250 || d.PerTokenMS != 1.5 {
+		t.Fatalf("separate expressions: %+v %v", d, err)
+	}
+	if again, _, err := ParseDeadline([]string{d.String()}); err != nil || *again != *d {
+		t.Errorf("String %q does not read back: %+v %v", d.String(), again, err)
+	}
+	if d, rest, err := ParseDeadline([]string{"llm_ttft<1"}); d != nil || len(rest) != 1 || err != nil {
+		t.Errorf("no deadline: %+v %q %v", d, rest, err)
+	}
+	for expr, want := range map[string]string{
+		"deadline.ttft=1s":                        "needs both",
+		"deadline.ttft=1s,deadline.perTok=5ms":    `unknown "deadline.perTok=5ms"`,
+		"deadline.ttft=1s,deadline.ttft=2s":       "given twice",
+		"deadline.ttft=-1s,deadline.perToken=5ms": "want a duration > 0",
+		"deadline.ttft=soon,deadline.perToken=5":  `"soon"`,
+		"deadline.ttft,deadline.perToken=5":       "has no value",
+	} {
+		if _, _, err := ParseDeadline([]string{expr}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--slo") {
+			t.Errorf("%q: error %v, want one with %q", expr, err, want)
 		}
 	}
 }

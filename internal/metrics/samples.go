@@ -36,6 +36,10 @@ type Options struct {
 	Stages   bool    // add the stages of TTFT
 	// SLO, when set, adds llm_slo_met: whether the request met it.
 	SLO *SLO
+	// Deadline, when set, judges the request on it (llm_fluidity,
+	// llm_deadline_met) whether or not SLO is set; SLO.Deadline wins
+	// (analyze's --slo deadline on records).
+	Deadline *Deadline
 	// Prices, when set, adds llm_cost.
 	Prices *Prices
 	// ExpectOutputTokens, when > 0, adds llm_output_length_mismatch for a
@@ -45,6 +49,14 @@ type Options struct {
 	// abandoned): the Client abandons some of its requests. An abandoned
 	// request has the sample whatever this says.
 	Abandonment bool
+}
+
+// deadline is the deadline a request is judged on: the SLO's, else Deadline.
+func (o *Options) deadline() *Deadline {
+	if o.SLO != nil && o.SLO.Deadline != nil {
+		return o.SLO.Deadline
+	}
+	return o.Deadline
 }
 
 // MS is a duration in milliseconds rounded to the microsecond: every time
@@ -150,8 +162,8 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if rec.ClientLagNS != nil {
 		b.one(ClientLag, MS(*rec.ClientLagNS))
 	}
-	if o.SLO != nil && o.SLO.Deadline != nil {
-		r, ok := o.SLO.Deadline.Judge(rec)
+	if d := o.deadline(); d != nil {
+		r, ok := d.Judge(rec)
 		if ok {
 			b.one(Fluidity, r.Fluidity)
 		}

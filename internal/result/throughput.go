@@ -196,7 +196,7 @@ func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLO) strin
 	if j.Untracked > 0 {
 		return ""
 	}
-	if slo != nil && len(slo.Checks) > 0 {
+	if slo != nil && (len(slo.Checks) > 0 || slo.Deadline != nil) {
 		return GoodBySLO
 	}
 	if slices.ContainsFunc(reqs, func(q *rundata.Request) bool { return !math.IsNaN(q.SLOMet) }) {
@@ -208,6 +208,10 @@ func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLO) strin
 // SLO judges single requests on SLO limits in k6's threshold syntax.
 type SLO struct {
 	Checks []thresholds.Check
+	// Deadline, when set, is a per-token deadline every token must meet
+	// (metrics.Deadline): the request's llm_deadline_met sample, which the
+	// records make when the reader has the deadline (rundata.SetDeadline).
+	Deadline *metrics.Deadline
 	// TypeOf is the k6 type of a metric (a Trend when unknown).
 	TypeOf func(metric string) k6json.Type
 }
@@ -225,6 +229,9 @@ func (s *SLO) Streams() []rundata.RequestStream {
 		}) {
 			out = append(out, st)
 		}
+	}
+	if s.Deadline != nil {
+		out = append(out, rundata.RequestStream{Metric: metrics.DeadlineMet})
 	}
 	return out
 }
@@ -263,13 +270,18 @@ func (s *SLO) Met(j *rundata.Requests, q *rundata.Request) bool {
 	if q.HasITLMax {
 		o.ITLMax.N = 1
 	}
+	if s.Deadline != nil {
+		if i := j.StreamIndex(metrics.DeadlineMet, nil); i >= 0 && !math.IsNaN(q.Min[i]) {
+			o.DeadlineMet = metrics.Span{Lo: q.Min[i], Hi: q.Max[i], N: 1}
+		}
+	}
 	return rule.Met(o)
 }
 
 // rule is the SLO as the goodput rule's limits, with the join's stream of
 // each (-1: the join did not keep it).
 func (s *SLO) rule(j *rundata.Requests) (*metrics.SLO, []int) {
-	rule := &metrics.SLO{}
+	rule := &metrics.SLO{Deadline: s.Deadline}
 	var streams []int
 	for _, c := range s.Checks {
 		var typ metrics.Type

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/records"
 
 	"github.com/agnivade/levenshtein"
@@ -44,6 +45,8 @@ type Reader struct {
 	inputs []Input
 	opts   Options
 	keep   func(name string) bool
+	// deadline judges the records (SetDeadline); nil: none.
+	deadline *metrics.Deadline
 
 	// Filled while reading:
 	decls  map[string]*k6json.Metric // first declaration of each metric, with every declaration's thresholds
@@ -79,6 +82,13 @@ func (r *Reader) Files() []k6json.FileStats { return r.files }
 // metric name, at its first point (after its declaration when the input
 // holds one before it; a later input may declare it).
 func (r *Reader) SetKeep(keep func(name string) bool) { r.keep = keep }
+
+// SetDeadline judges every record on d (metrics.Deadline.Judge, the module's
+// rule): the records' llm_fluidity and llm_deadline_met samples are d's, and
+// k6's own samples of the two (a Client's slo.deadline, perhaps another) are
+// left out. Reading fails without a records input: only the records hold
+// each token's arrival. Call it before Each.
+func (r *Reader) SetDeadline(d *metrics.Deadline) { r.deadline = d }
 
 // Declaration returns a metric's first declaration in the inputs (the first
 // with a type, when one has it). Its Thresholds are those of every
@@ -124,6 +134,9 @@ func (r *Reader) Each(fn func(file int, g *Group, p *k6json.Point) error) error 
 		},
 	}
 	rr := r.prepareRecords(sc, keep)
+	if r.deadline != nil && rr == nil {
+		return Errorf("a deadline (--slo deadline.ttft=…,deadline.perToken=…) is judged on each token's arrival, which only a records file holds: give the run's records (run --records) among the inputs")
+	}
 	r.groupOf = make([][]int32, len(r.inputs))
 	r.files = make([]k6json.FileStats, len(r.inputs))
 	for _, i := range rr.order(len(r.inputs)) {

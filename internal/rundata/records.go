@@ -93,6 +93,7 @@ type recordReader struct {
 	k6      map[string]*joined        // by request id; nil when no k6 input is read
 	keepers map[string]bool           // the selection's choice, by metric
 	onPoint func(*k6json.Point) error // where a record's points go (grouping, window)
+	opts    metrics.Options           // the samples a record makes (recordOptions, the deadline)
 	p       k6json.Point
 	tagBuf  []k6json.Tag
 	// Counted while reading, for the warnings:
@@ -211,7 +212,7 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 	if rec.ID != "" {
 		rr.p.Metadata = append(rr.p.Metadata, k6json.Tag{Key: RequestIDMetadata, Value: rec.ID})
 	}
-	for _, s := range metrics.FromRecord(rec, &recordOptions) {
+	for _, s := range metrics.FromRecord(rec, &rr.opts) {
 		bit := metricBit(s.Metric)
 		if bit < 0 || skip&(1<<bit) != 0 {
 			continue
@@ -239,7 +240,8 @@ func (rr *recordReader) points(rec *records.Record, st *k6json.FileStats, emit f
 // the record metrics are read from k6 (to know which requests have which)
 // even when the selection does not keep them; only the kept ones reach fn.
 func (r *Reader) prepareRecords(sc *k6json.Scanner, keep func(string) bool) *recordReader {
-	rr := &recordReader{sc: sc, rec: make([]bool, len(r.inputs)), onPoint: sc.OnPoint}
+	rr := &recordReader{sc: sc, rec: make([]bool, len(r.inputs)), onPoint: sc.OnPoint, opts: recordOptions}
+	rr.opts.Deadline = r.deadline
 	hasRec, k6 := false, false
 	for i, in := range r.inputs {
 		rr.rec[i] = RecordsFile(in.Path)
@@ -261,6 +263,9 @@ func (r *Reader) prepareRecords(sc *k6json.Scanner, keep func(string) bool) *rec
 	}
 	onPoint := sc.OnPoint
 	sc.OnPoint = func(p *k6json.Point) error {
+		if r.deadline != nil && (p.Metric == metrics.DeadlineMet || p.Metric == metrics.Fluidity) {
+			return nil // the records judge the deadline (SetDeadline)
+		}
 		if bit := metricBit(p.Metric); bit >= 0 {
 			if id, ok := p.MetadataValue(RequestIDMetadata); ok {
 				j := rr.k6[id]

@@ -285,6 +285,12 @@ type Faults struct {
 	// share of requests. Answers of one token have no gap to pause in.
 	Pause         float64       `json:"pause" flag:"fault-pause" usage:"{RATE} of answers with one long pause mid-answer (--fault-pause-duration)"`
 	PauseDuration time.Duration `json:"pause_duration" flag:"fault-pause-duration" usage:"how long the --fault-pause pause is ({DURATION})"`
+	// PauseAt places the pause: after this share of the answer's tokens
+	// (reasoning included), before the event of token 1 + ⌊PauseAt × (N −
+	// 1)⌋, never before the second token nor after the last's event; 0 (the
+	// default) lets the fault's draw place it. Early and late pauses give
+	// the same gaps and different fluidity (docs/deadlines.md).
+	PauseAt float64 `json:"pause_at" flag:"fault-pause-at" usage:"place the --fault-pause pause after this {SHARE} of the answer's tokens, in (0, 1) (0: drawn, where a mid-stream fault strikes)"`
 }
 
 // DefaultConfig returns the behaviour of `xk6-llmstream mock` without a
@@ -466,6 +472,9 @@ func (f *Faults) validate() error {
 	}
 	if err := nonNegative("faults.pause_duration", f.PauseDuration); err != nil {
 		return err
+	}
+	if !(f.PauseAt >= 0 && f.PauseAt < 1) {
+		return fmt.Errorf("faults.pause_at: %v is not a share of the answer in [0, 1) (0: drawn)", f.PauseAt)
 	}
 	if f.Pause > 0 && f.PauseDuration == 0 {
 		return fmt.Errorf("faults.pause: a rate of %v needs faults.pause_duration > 0 (how long the pause is)", f.Pause)

@@ -323,6 +323,9 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 		}
 	}
 	g.reasoning, g.total = reasoning, reasoning+answer
+	if g.fault == FaultPause && g.mc.Faults.PauseAt > 0 {
+		at = g.mc.Faults.PauseAt
+	}
 	g.faultAt = 1 + int(at*float64(g.total-1))
 
 	pr := requestRand(s.cfg.Seed, g.seq, purposePrefill)

@@ -2,6 +2,7 @@ package mockllm
 
 import (
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,4 +93,53 @@ func TestPauseNeedsADuration(t *testing.T) {
 		t.Fatal("faults.pause without pause_duration accepted")
 	}
 	t.Log(err)
+}
+
+// TestPauseAtPlacesThePause: faults.pause_at puts every answer's one long gap
+// before the text event of token 1 + ⌊pause_at × (N − 1)⌋ (in the log's
+// schedule, the ground truth): early (0.1 of 20 tokens: before token 3) or
+// late (0.9: before token 19); a share outside [0, 1) is refused, named.
+func TestPauseAtPlacesThePause(t *testing.T) {
+	t.Parallel()
+	const pause = 40 * time.Millisecond
+	for _, c := range []struct {
+		at   float64
+		want int // 0-based index of the text event after the pause
+	}{{0.1, 2}, {0.9, 18}} {
+		log := &logBuffer{}
+		cfg := Config{Seed: 3, Log: log, Default: ModelConfig{OutputTokens: FixedCount(20),
+			Faults: Faults{Pause: 1, PauseDuration: pause, PauseAt: c.at}}}
+		srv, url := startServer(t, cfg)
+		for range 3 {
+			if r := post(t, url+"/v1/chat/completions", chatBody("m", 20, "")); r.status != 200 || r.readErr != nil {
+				t.Fatalf("status %d, read error %v", r.status, r.readErr)
+			}
+		}
+		if err := srv.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for seq, r := range log.records(t) {
+			var text []int64
+			for i, k := range r.EventKinds {
+				if k == "text" {
+					text = append(text, r.EventDueNS[i])
+				}
+			}
+			var long []int
+			for i := 1; i < len(text); i++ {
+				if text[i]-text[i-1] >= int64(pause) {
+					long = append(long, i)
+				}
+			}
+			if len(text) != 20 || len(long) != 1 || long[0] != c.want {
+				t.Errorf("pause_at %v, seq %d: %d text events, long gaps before %v, want one before event %d", c.at, seq, len(text), long, c.want)
+			}
+		}
+	}
+	for _, bad := range []float64{-0.1, 1, 2} {
+		_, err := New(Config{Default: ModelConfig{Faults: Faults{Pause: 0.1, PauseDuration: pause, PauseAt: bad}}})
+		if err == nil || !strings.Contains(err.Error(), "faults.pause_at") {
+			t.Errorf("pause_at %v: error %v, want one naming faults.pause_at", bad, err)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
@@ -16,6 +17,11 @@ type Spec struct {
 	Mode Mode
 	// SLO are the limits (ParseSLO), failure rate included.
 	SLO []thresholds.Check
+	// Deadline, when set, is the per-token deadline every good request
+	// meets (metrics.ParseDeadline of --slo deadline.…): each level's helper
+	// writes records (RecordsPath) and goodput judges them with
+	// metrics.Deadline.Judge, analyze's rule.
+	Deadline *metrics.Deadline
 	// Confidence of the intervals (default stats.DefaultConfidence).
 	Confidence float64
 	// Tolerance, MaxDropped and DriftChange tune the over-saturation tests
@@ -41,6 +47,10 @@ func (s Spec) Want() Want {
 	}
 	for _, m := range LatencyMetrics {
 		w.Streams = addStream(w.Streams, Stream{Metric: m})
+	}
+	if s.Deadline != nil {
+		w.Streams = addStream(w.Streams, Stream{Metric: metrics.DeadlineMet})
+		w.Deadline = s.Deadline
 	}
 	return w
 }

@@ -63,7 +63,7 @@ func (k K6) Run(ctx context.Context, lv Run) (int, error) {
 	}
 	args := append([]string{"--out", "json=" + lv.Out, "--tag", "level=" + FormatLevel(lv.Offered), k.Script}, k.K6Args...)
 	code, err := runner.Run(ctx, runner.Config{
-		Args: args, Mock: k.Mock, MockProfile: k.MockProfile, MockCmd: k.MockCmd, Allow: k.Allow, Env: env,
+		Args: args, Records: lv.Records, Mock: k.Mock, MockProfile: k.MockProfile, MockCmd: k.MockCmd, Allow: k.Allow, Env: env,
 		Stdout: log, Stderr: log, Signals: lv.Signals, Verbose: k.Verbose, OnMock: lv.OnMock, HelperOptions: k.HelperOptions,
 	})
 	if cerr := log.Close(); err == nil && cerr != nil {

@@ -3,9 +3,11 @@ package sweep
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
@@ -31,6 +33,15 @@ type Want struct {
 	// Drift names the metric whose samples are kept with their time, for
 	// the within-level drift test.
 	Drift string
+	// Deadline, when set, judges the level's records (RecordsPath of its
+	// output, read beside it) on it: their llm_deadline_met samples.
+	Deadline *metrics.Deadline
+}
+
+// RecordsPath is the records file of the level whose k6 output is out:
+// level-4.json.gz → level-4.records.jsonl.
+func RecordsPath(out string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(out, ".gz"), ".json") + ".records.jsonl"
 }
 
 // The k6 metrics read besides the wanted ones: k6's iterations (one per
@@ -95,7 +106,14 @@ func (K6JSON) Read(path string, want Want) (*Reading, error) {
 	rd := &Reading{Input: path, Join: rundata.NewRequests(streams), Streams: make([]thresholds.Data, len(want.Streams))}
 	values := make([]stats.Values, len(want.Streams))
 	match := make([][]int8, len(want.Streams)) // by stream, by tag set ID: 0 unknown, 1 in, -1 out
-	r := rundata.NewReader(rundata.Selection{MissingOK: true}, []rundata.Input{{Path: path, Label: path}}, rundata.Options{Metadata: true})
+	inputs := []rundata.Input{{Path: path, Label: path}}
+	if want.Deadline != nil {
+		inputs = append(inputs, rundata.Input{Path: RecordsPath(path), Label: RecordsPath(path)})
+	}
+	r := rundata.NewReader(rundata.Selection{MissingOK: true}, inputs, rundata.Options{Metadata: true})
+	if want.Deadline != nil {
+		r.SetDeadline(want.Deadline)
+	}
 	r.SetKeep(func(m string) bool {
 		switch m {
 		case want.Drift, MetricDropped, MetricIterations, MetricHTTPReqFailed, MetricVUs:

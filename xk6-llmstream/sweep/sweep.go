@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
@@ -30,8 +31,9 @@ type Run struct {
 	Index   int
 	Offered float64
 	// Out is where k6 writes the level's samples (--out json=Out); Log
-	// where k6's own output goes.
-	Out, Log string
+	// where k6's own output goes; Records, when set, where the helper
+	// writes the level's records (a deadline SLO: RecordsPath(Out)).
+	Out, Log, Records string
 	// Signals are to be forwarded to k6 while it runs.
 	Signals <-chan os.Signal
 	// OnMock, when set, is to be told the base URL of a mock started for
@@ -103,7 +105,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Spec.LevelDuration = cfg.LevelDuration
 	}
 	res := &Result{Version: ResultVersion, Mode: cfg.Spec.Mode.String(), Unit: cfg.Spec.Mode.Unit(),
-		Script: cfg.Script, Confidence: cfg.Spec.Confidence, SLO: sources(cfg.Spec.SLO), Levels: []Level{}, CacheBust: !cfg.NoCacheBust}
+		Script: cfg.Script, Confidence: cfg.Spec.Confidence, SLO: sources(cfg.Spec.SLO, cfg.Spec.Deadline), Levels: []Level{}, CacheBust: !cfg.NoCacheBust}
 	var interrupted atomic.Bool
 	inner := make(chan os.Signal, 2)
 	stopRelay := relay(cfg.Signals, inner, &interrupted)
@@ -122,6 +124,9 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 		run := Run{Index: len(res.Levels) + 1, Offered: offered, Signals: inner, Env: cacheBustEnv(cfg.salt()),
 			Out: filepath.Join(cfg.OutDir, "level-"+FormatLevel(offered)+".json.gz"),
 			Log: filepath.Join(cfg.OutDir, "level-"+FormatLevel(offered)+".log")}
+		if cfg.Spec.Deadline != nil {
+			run.Records = RecordsPath(run.Out)
+		}
 		p.before(run, cfg.Spec.Mode, cfg.Plan.Left(res.Levels))
 		lv, err := runLevel(ctx, cfg, run, res.Levels)
 		if err != nil {
@@ -239,10 +244,13 @@ func relay(from <-chan os.Signal, inner chan os.Signal, flag *atomic.Bool) func(
 	return func() { close(done); <-finished }
 }
 
-func sources(cs []thresholds.Check) []string {
+func sources(cs []thresholds.Check, d *metrics.Deadline) []string {
 	out := []string{}
 	for _, c := range cs {
 		out = append(out, c.Source)
+	}
+	if d != nil {
+		out = append(out, d.String())
 	}
 	return out
 }
