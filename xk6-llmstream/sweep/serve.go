@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/redact"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 )
 
@@ -55,8 +58,13 @@ func ExecuteServe(ctx context.Context, cfg Config, sv Serve) (*Result, error) {
 	stopRelay := relay(cfg.Signals, inner, &interrupted, func() { cancel(errors.New("interrupted by a signal")) })
 	defer stopRelay()
 	var fatal error
+	hide := secrets(sv.Env)
 	for i, pt := range sv.Grid {
-		cr := ConfigResult{Index: i + 1, Name: pt.Name(), Params: pt, Command: commandLine(sv.Command, pt.Args()), Levels: []Level{}}
+		cr := ConfigResult{Index: i + 1, Name: hide.String(pt.Name()), Params: slices.Clone(pt),
+			Command: hide.String(commandLine(sv.Command, pt.Args())), Levels: []Level{}}
+		for j := range cr.Params {
+			cr.Params[j].Value = hide.String(cr.Params[j].Value)
+		}
 		if interrupted.Load() || fatal != nil {
 			cr.Status, cr.Reason = ConfigNotRun, "the sweep stopped before it"
 			res.Configs = append(res.Configs, cr)
@@ -69,6 +77,7 @@ func ExecuteServe(ctx context.Context, cfg Config, sv Serve) (*Result, error) {
 		if interrupted.Load() && cr.Status == ConfigDone {
 			cr.Status, cr.Reason = ConfigInterrupted, "interrupted by a signal"
 		}
+		cr.Reason = hide.String(cr.Reason)
 		fmt.Fprintf(progressOut(cfg), "configuration %d of %d (%s): %s %s\n", i+1, len(sv.Grid), cr.Name, cr.Status, cr.Reason)
 		res.Configs = append(res.Configs, cr)
 	}
@@ -182,6 +191,23 @@ func serveStopped(res *Result) string {
 	}
 	return fmt.Sprintf("%d configurations: %s", len(res.Configs), strings.Join(parts, ", "))
 }
+
+// secrets is what hides the API key (LLM_API_KEY of env, nil: the
+// process's) and key-shaped words in what a server sweep records of the
+// server: its command line, and the end of its log in a reason.
+func secrets(env []string) *redact.Redactor {
+	if env == nil {
+		env = os.Environ()
+	}
+	h := http.Header{}
+	if key := runner.LookupEnv(env, APIKeyEnv); key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	return redact.New(h, nil)
+}
+
+// APIKeyEnv holds the API key the scripts send (scripts/capacity.js).
+const APIKeyEnv = "LLM_API_KEY"
 
 // commandLine is the server's command with its flags, for the record.
 func commandLine(cmd string, args []string) string {

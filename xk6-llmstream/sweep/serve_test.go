@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -130,9 +132,10 @@ func TestServeSweepBookkeeping(t *testing.T) {
 	checks, _ := ParseSLO([]string{"llm_ttft: p(90)<100"}, 0.05)
 	cfg := Config{Spec: DefaultSpec(Rate, checks), Plan: Fixed{Levels: []float64{4, 8}}, OutDir: s.dir, Script: "capacity.js",
 		Exec: K6{Mode: Rate, Script: "capacity.js", Duration: s.duration(), Env: s.environ()}}
-	env := append(os.Environ(), fakeServerEnv+"=1", fakeServerLog+"="+log, fakeFailSlots+"=4")
+	const key = "sk-serve-sweep-secret-0123456789"
+	env := append(os.Environ(), fakeServerEnv+"=1", fakeServerLog+"="+log, fakeFailSlots+"=4", APIKeyEnv+"="+key)
 	res, err := ExecuteServe(context.Background(), cfg, Serve{
-		Command: fmt.Sprintf("exec %q --port %s", bin, port), Grid: grid, Env: env,
+		Command: fmt.Sprintf("exec %q --api-key %s --port %s", bin, key, port), Grid: grid, Env: env,
 		ReadyURL: "http://127.0.0.1:" + port + "/health", ReadyTimeout: time.Minute, StopTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +160,11 @@ func TestServeSweepBookkeeping(t *testing.T) {
 			}
 		}
 	}
-	checkServers(t, log, []string{"--port " + port + " --slots 2 FAKE_MODE=x", "--port " + port + " --slots 4 FAKE_MODE=x", "--port " + port + " --slots 8 FAKE_MODE=x"})
+	if b, _ := json.Marshal(res); bytes.Contains(b, []byte(key)) || !bytes.Contains(b, []byte("--api-key")) {
+		t.Errorf("the result holds the API key (or no command):\n%s", b)
+	}
+	a := "--api-key " + key + " --port " + port
+	checkServers(t, log, []string{a + " --slots 2 FAKE_MODE=x", a + " --slots 4 FAKE_MODE=x", a + " --slots 8 FAKE_MODE=x"})
 }
 
 // checkServers reads the stand-in servers' log: one server a configuration
