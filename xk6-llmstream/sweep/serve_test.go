@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -191,4 +192,53 @@ func checkServers(t *testing.T, log string, want []string) {
 			}
 		}
 	}
+}
+
+// TestServeSweepInterrupted: a signal during the first configuration's first
+// level reaches k6 (which then writes its output), the configuration is
+// interrupted with that level kept, the other two are not run, the error
+// is an AbortError with code 130, and no server is left.
+func TestServeSweepInterrupted(t *testing.T) {
+	if !serveSupported {
+		t.Skip("no process groups here")
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "waiting")
+	s := newStandIn(t, map[string]string{"LLM_BASE_URL": "http://127.0.0.1:" + port + "/v1", fakeWaitSig: marker})
+	log := filepath.Join(dir, "servers.log")
+	grid, _ := ParseGrid([]string{"slots=2,4,8"})
+	checks, _ := ParseSLO([]string{"llm_ttft: p(90)<100"}, 0.05)
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		for {
+			if _, err := os.Stat(marker); err == nil {
+				sigs <- os.Interrupt
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	cfg := Config{Spec: DefaultSpec(Rate, checks), Plan: Fixed{Levels: []float64{4, 8}}, OutDir: s.dir, Script: "capacity.js", Signals: sigs,
+		Exec: K6{Mode: Rate, Script: "capacity.js", Duration: s.duration(), Env: s.environ()}}
+	res, err := ExecuteServe(context.Background(), cfg, Serve{
+		Command: fmt.Sprintf("exec %q --port %s", bin, port), Grid: grid,
+		Env:      append(os.Environ(), fakeServerEnv+"=1", fakeServerLog+"="+log),
+		ReadyURL: "http://127.0.0.1:" + port + "/health", ReadyTimeout: time.Minute, StopTimeout: 5 * time.Second})
+	var abort *AbortError
+	if !errors.As(err, &abort) || abort.Code != 130 || res == nil {
+		t.Fatalf("err %v, result %v: want an AbortError with code 130 and the result", err, res != nil)
+	}
+	got := []string{}
+	for _, c := range res.Configs {
+		got = append(got, fmt.Sprintf("%s %d", c.Status, len(c.Levels)))
+	}
+	if want := []string{ConfigInterrupted + " 1", ConfigNotRun + " 0", ConfigNotRun + " 0"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("configurations (status, levels) %q, want %q", got, want)
+	}
+	checkServers(t, log, []string{"--port " + port + " --slots 2 FAKE_MODE="})
 }
