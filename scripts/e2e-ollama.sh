@@ -226,7 +226,7 @@ serve_sweep() {
 	run_child --log "$OUT/serve-sweep.log" env LLM_BASE_URL="$BASE/v1" LLM_MODEL="$MODEL_NAME" LLM_MAX_TOKENS="$MAX_TOKENS" \
 		LLM_GRACEFUL_STOP=30s K6_BIN="$K6" "$BIN/xk6-llmstream" sweep --serve "$cmd" \
 		--serve-params "OLLAMA_NUM_PARALLEL=$SERVE_PARALLEL" --serve-ready "$BASE/api/version" \
-		--vus --levels "$SERVE_LEVELS" --level-duration "${SERVE_SECONDS}s" --slo 'llm_ttft: p(90)<10000' \
+		--vus --levels "$SERVE_LEVELS" --level-duration "${SERVE_SECONDS}s" --slo 'llm_ttft: p(50)<2000' \
 		--max-failure-rate 1 --out-dir "$dir" scripts/capacity.js || rc=$?
 	[[ -s $dir/sweep.json ]] || { tail -n 40 "$OUT/serve-sweep.log" >&2; die "the server sweep wrote no sweep.json (exit $rc)"; }
 	jq -e '[.configs[] | select(.status != "done")] | length == 0' "$dir/sweep.json" >/dev/null ||
