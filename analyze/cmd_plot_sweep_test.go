@@ -71,12 +71,12 @@ func TestPlotSweep(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), exitUsage, tc.want)
 		}
 	}
-	v3 := filepath.Join(dir, "v3.json")
-	if err := os.WriteFile(v3, []byte(strings.Replace(sweepJSON, `"version": 2`, `"version": 3`, 1)), 0o644); err != nil {
+	v4 := filepath.Join(dir, "v4.json")
+	if err := os.WriteFile(v4, []byte(strings.Replace(sweepJSON, `"version": 2`, `"version": 4`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stderr.Reset()
-	if code := realMain([]string{"plot", v3, "-o", out}, nil, &bytes.Buffer{}, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "version 3; this analyze draws version 2") {
-		t.Errorf("v3: exit %d, stderr %q", code, stderr.String())
+	if code := realMain([]string{"plot", v4, "-o", out}, nil, &bytes.Buffer{}, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "version 4; this analyze draws versions 2 3") {
+		t.Errorf("v4: exit %d, stderr %q", code, stderr.String())
 	}
 }

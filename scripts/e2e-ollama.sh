@@ -14,6 +14,9 @@
 #        `analyze plot` (ECDF PNGs) and `analyze check` on that output, and the assertion
 #        that TTFT p50 at E2E_CONCURRENCY streams is at least E2E_MIN_QUEUE_RATIO times
 #        TTFT p50 at 1 stream. Without k6, step 4 is skipped and the script says so.
+#     5. with k6, a server sweep (xk6-llmstream sweep --serve): ollama restarted for each
+#        OLLAMA_NUM_PARALLEL of E2E_SERVE_PARALLEL, the levels run against each, and
+#        analyze plot's frontier (tokens/s per user against per instance) and table.
 #
 # It stops everything it started on success, failure, Ctrl-C and SIGTERM.
 #
@@ -35,6 +38,9 @@
 #   E2E_SWEEP_SECONDS     seconds of the k6 sweep's single-stream level (default 8)
 #   E2E_SWEEP_ROUNDS      requests per stream in the k6 sweep's concurrent level (default 4)
 #   E2E_MIN_QUEUE_RATIO   least TTFT p50 ratio, E2E_CONCURRENCY streams / 1 stream (default 2)
+#   E2E_SERVE_PARALLEL    step 5's server sweep: the OLLAMA_NUM_PARALLEL values (default 1,4)
+#   E2E_SERVE_LEVELS      step 5: the concurrent streams of each level (default 1,4)
+#   E2E_SERVE_SECONDS     step 5: seconds a level (default 10)
 #   E2E_OUT               folder for the results: Go test log, k6 output and log, analyze
 #                         output, ECDF PNGs (default: a new ${TMPDIR:-/tmp}/e2e-ollama-results.*)
 #   E2E_KEEP_TMP=1        keep the temporary folder (server log, raw streams) after the run
@@ -58,6 +64,9 @@ STREAMS=${E2E_STREAMS:-8}
 SWEEP_SECONDS=${E2E_SWEEP_SECONDS:-8}
 SWEEP_ROUNDS=${E2E_SWEEP_ROUNDS:-4}
 MIN_QUEUE_RATIO=${E2E_MIN_QUEUE_RATIO:-2}
+SERVE_PARALLEL=${E2E_SERVE_PARALLEL:-1,4}
+SERVE_LEVELS=${E2E_SERVE_LEVELS:-1,4}
+SERVE_SECONDS=${E2E_SERVE_SECONDS:-10}
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODEL_GGUF=$REPO_ROOT/testdata/models/llama-2-tiny-random.gguf
@@ -67,10 +76,12 @@ CACHE_DIR=$CACHE_ROOT/ollama-$OLLAMA_VERSION
 log() { printf 'e2e-ollama: %s\n' "$*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 
-for v in MAX_TOKENS SEQ_REQUESTS CONCURRENCY NUM_PARALLEL STREAMS SWEEP_SECONDS SWEEP_ROUNDS; do
+for v in MAX_TOKENS SEQ_REQUESTS CONCURRENCY NUM_PARALLEL STREAMS SWEEP_SECONDS SWEEP_ROUNDS SERVE_SECONDS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "E2E_$v must be a positive integer, got '${!v}'"
 done
 ((MAX_TOKENS >= 2)) || die "E2E_MAX_TOKENS must be at least 2 (TPOT and ITL need two tokens), got $MAX_TOKENS"
+[[ $SERVE_PARALLEL =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "E2E_SERVE_PARALLEL must be a list like 1,4, got '$SERVE_PARALLEL'"
+[[ $SERVE_LEVELS =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "E2E_SERVE_LEVELS must be a list like 1,4, got '$SERVE_LEVELS'"
 [[ $MIN_QUEUE_RATIO =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "E2E_MIN_QUEUE_RATIO must be a number, got '$MIN_QUEUE_RATIO'"
 
 # ---------------------------------------------------------------------------------------
@@ -191,6 +202,50 @@ need_commands() { # need_commands cmd:package ...
 	fi
 }
 need_commands curl:curl jq:jq ps:procps setsid:util-linux flock:util-linux sha256sum:coreutils
+
+# ---------------------------------------------------------------------------------------
+# Product check 5: a server sweep (xk6-llmstream sweep --serve, docs/server-sweeps.md).
+# The sweep restarts ollama for each OLLAMA_NUM_PARALLEL of E2E_SERVE_PARALLEL on the
+# port the first server had (that server is stopped first: it is not needed any more),
+# runs E2E_SERVE_LEVELS concurrent streams against each, and analyze draws the frontier:
+# output tokens/s per user against output tokens/s per instance.
+# ---------------------------------------------------------------------------------------
+serve_sweep() {
+	local dir=$OUT/serve-sweep cmd rc=0
+	if [[ -n $SERVER_PID ]]; then
+		kill -TERM -- "-$SERVER_PID" 2>/dev/null || true
+		for _ in $(seq 100); do alive "$SERVER_PID" || break; sleep 0.1; done
+		kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+		SERVER_PID=
+	fi
+	cmd=$(printf 'exec env HOME=%q OLLAMA_HOST=%q OLLAMA_MODELS=%q OLLAMA_MAX_LOADED_MODELS=1 OLLAMA_KEEP_ALIVE=30m OLLAMA_NOPRUNE=1 %q serve' \
+		"$TMP/home" "$ADDR" "$TMP/models" "$OLLAMA")
+	log "product check 5: server sweep of OLLAMA_NUM_PARALLEL=$SERVE_PARALLEL at $SERVE_LEVELS streams, ${SERVE_SECONDS} s a level (log: $OUT/serve-sweep.log)"
+	t=$SECONDS
+	run_child --log "$OUT/serve-sweep.log" env LLM_BASE_URL="$BASE/v1" LLM_MODEL="$MODEL_NAME" LLM_MAX_TOKENS="$MAX_TOKENS" \
+		LLM_GRACEFUL_STOP=30s K6_BIN="$K6" "$BIN/xk6-llmstream" sweep --serve "$cmd" \
+		--serve-params "OLLAMA_NUM_PARALLEL=$SERVE_PARALLEL" --serve-ready "$BASE/api/version" \
+		--vus --levels "$SERVE_LEVELS" --level-duration "${SERVE_SECONDS}s" --slo 'llm_ttft: p(50)<2000' \
+		--max-failure-rate 1 --out-dir "$dir" scripts/capacity.js || rc=$?
+	[[ -s $dir/sweep.json ]] || { tail -n 40 "$OUT/serve-sweep.log" >&2; die "the server sweep wrote no sweep.json (exit $rc)"; }
+	jq -e '[.configs[] | select(.status != "done")] | length == 0' "$dir/sweep.json" >/dev/null ||
+		{ tail -n 40 "$OUT/serve-sweep.log" >&2; die "a configuration of the server sweep failed: $(jq -r '[.configs[] | select(.status != "done") | "\(.name): \(.reason)"] | join("; ")' "$dir/sweep.json")"; }
+	"$BIN/analyze" plot "$dir/sweep.json" -o "$dir" >"$dir/plot.txt" 2>&1 || { cat "$dir/plot.txt" >&2; die "analyze plot of the server sweep failed"; }
+	echo
+	echo "server sweep: OLLAMA_NUM_PARALLEL=$SERVE_PARALLEL, $SERVE_LEVELS concurrent streams, ${SERVE_SECONDS} s a level; took $((SECONDS - t)) s"
+	jq -r '.configs[] as $c | $c.levels[] |
+		([.latency[] | select(.metric == "llm_tpot") | .percentiles[] | select(.name == "p(50)") | .value] | .[0]) as $tpot |
+		"\($c.name)\t\(.offered) streams\toutput tok/s \(.output_tps // "-" | tostring | .[0:6])\tTPOT p50 \($tpot // "-" | tostring | .[0:6]) ms\ttok/s/user \(if $tpot then (1000 / $tpot | tostring | .[0:6]) else "-" end)"' \
+		"$dir/sweep.json" | column -t -s $'\t'
+	grep -v '^wrote ' "$dir/plot.txt" || true
+	sed -n 's/^wrote \(.*frontier.*\)/  \1/p' "$dir/plot.txt"
+	# The trade-off, printed (a timing: not asserted): at the highest level, more slots
+	# should give more output tokens/s per instance and fewer per user.
+	jq -r '[.configs[] | {n: .name, l: .levels[-1]}] | if length < 2 then empty else
+		(.[0]) as $a | (.[-1]) as $b |
+		"at \($b.l.offered) streams, \($b.n) over \($a.n): output tok/s per instance x\(($b.l.output_tps / $a.l.output_tps * 100 | round) / 100)" end' "$dir/sweep.json"
+}
 
 # ---------------------------------------------------------------------------------------
 # The engine: build ollama once, then reuse the cached binary.
@@ -632,6 +687,8 @@ else
 	else
 		log "no queueing assertion: E2E_CONCURRENCY=$CONCURRENCY streams fit in E2E_NUM_PARALLEL=$NUM_PARALLEL slots"
 	fi
+
+	serve_sweep
 fi
 
 log "PASS in $SECONDS s; results in $OUT"

@@ -11,12 +11,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
 	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/helper"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/sweep"
 )
 
@@ -46,6 +48,16 @@ Examples:
       --slo 'llm_ttft: p(90)<500' --slo 'llm_tpot: p(90)<50' scripts/capacity.js
   LLM_BASE_URL=http://127.0.0.1:8000/v1 LLM_MODEL=my-model \
       xk6-llmstream sweep --vus --levels 1,2,4,8,16 --level-duration 1m scripts/capacity.js
+  LLM_BASE_URL=http://127.0.0.1:11434/v1 LLM_MODEL=tiny \
+      xk6-llmstream sweep --serve 'ollama serve' --serve-params OLLAMA_NUM_PARALLEL=1,4 \
+      --levels 2,4,8 scripts/capacity.js
+
+A server sweep (--serve CMD --serve-params GRID, docs/server-sweeps.md) starts
+the server once per configuration of the grid (the cartesian product of each
+parameter's values: an upper-case NAME=v1,v2 is an environment variable, a
+lower-case one a flag, slots=2,4: --slots 2), waits until --serve-ready
+answers, runs the levels, kills the server's process group, and keeps every
+configuration's levels in the one sweep.json.
 
 Flags (before the script; the rest goes to "k6 run"):
 `
@@ -72,6 +84,10 @@ type sweepFlags struct {
 	scrape, caFile     string
 	gpuMetrics         string
 	scrapeEvery        time.Duration
+	serve, serveReady  string
+	serveParams        repeated
+	readyTimeout       time.Duration
+	stopTimeout        time.Duration
 	script             string
 	k6Args             []string
 }
@@ -105,6 +121,11 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.DurationVar(&f.scrapeEvery, "scrape-interval", sweep.DefaultScrapeInterval, "time between two scrapes")
 	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "scrape this NVIDIA DCGM exporter /metrics `URL` ('mock': the level's mock's DCGM-like page) at the same times: GPU utilization, memory, power and SM clock per level, and the energy per output token")
 	fs.StringVar(&f.caFile, "ca-file", "", "trust the CA certificates (PEM) in `file` for https upstreams and https --scrape, besides the system's")
+	fs.StringVar(&f.serve, "serve", "", "start the server with this shell `command` for each configuration of --serve-params (its own process group, killed after its levels); LLM_BASE_URL must name it on 127.0.0.1")
+	fs.Var(&f.serveParams, "serve-params", "server parameters `NAME=v1,v2`: upper case an environment variable, lower case a flag (slots=2,4: --slots 2); several make a cartesian product (repeatable)")
+	fs.StringVar(&f.serveReady, "serve-ready", "", "poll this 127.0.0.1 `URL` until it answers 2xx before the levels (default LLM_BASE_URL/models)")
+	fs.DurationVar(&f.readyTimeout, "serve-timeout", sweep.DefaultReadyTimeout, "how long the server may take to answer --serve-ready")
+	fs.DurationVar(&f.stopTimeout, "serve-stop-timeout", sweep.DefaultStopTimeout, "how long the server has to end after SIGTERM before its process group is killed")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -216,6 +237,10 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 	if err != nil {
 		return err
 	}
+	serve, err := f.serveConfig(env)
+	if err != nil {
+		return err
+	}
 	if f.outDir == "" {
 		f.outDir = "sweep-" + time.Now().Format("20060102-150405")
 	}
@@ -230,12 +255,19 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 	if err != nil {
 		return err
 	}
-	res, runErr := sweep.Execute(ctx, sweep.Config{
+	cfg := sweep.Config{
 		Spec: spec, Plan: plan, OutDir: f.outDir, Script: f.script, LevelDuration: f.duration,
 		Progress: stderr, Signals: signals, Scrape: scrape, NoCacheBust: f.noCacheBust,
 		Exec: sweep.K6{Mode: spec.Mode, Script: f.script, K6Args: f.k6Args, Duration: dur, Env: env,
 			Mock: f.mock, MockProfile: f.mockProfile, MockCmd: mockCmd, Allow: f.allow, Verbose: f.verbose, HelperOptions: helperOpts},
-	})
+	}
+	var res *sweep.Result
+	var runErr error
+	if serve != nil {
+		res, runErr = sweep.ExecuteServe(ctx, cfg, *serve)
+	} else {
+		res, runErr = sweep.Execute(ctx, cfg)
+	}
 	if res == nil {
 		return runErr
 	}
@@ -249,10 +281,69 @@ func sweepK6(ctx context.Context, args []string, stdout, stderr io.Writer, signa
 		return exitCodeError{abort.Code}
 	case runErr != nil:
 		return runErr
+	case res.Configs != nil:
+		return configsExit(res)
 	case res.MaxPassing == nil:
 		return exitCodeError{sweep.ExitThresholdsFailed}
 	}
 	return nil
+}
+
+// configsExit is a server sweep's exit: 1 when a configuration failed (the
+// comparison lacks it), else 99 when no configuration had a passing level.
+func configsExit(res *sweep.Result) error {
+	passed := false
+	for _, c := range res.Configs {
+		if c.Status != sweep.ConfigDone {
+			return exitCodeError{1}
+		}
+		passed = passed || c.MaxPassing != nil
+	}
+	if !passed {
+		return exitCodeError{sweep.ExitThresholdsFailed}
+	}
+	return nil
+}
+
+// serveConfig is --serve's server sweep (nil without --serve): the grid,
+// and the URL polled for readiness, which like LLM_BASE_URL must be on
+// 127.0.0.1.
+func (f *sweepFlags) serveConfig(env []string) (*sweep.Serve, error) {
+	if f.serve == "" {
+		if len(f.serveParams) > 0 || f.serveReady != "" {
+			return nil, usagef("--serve-params and --serve-ready need --serve CMD")
+		}
+		return nil, nil
+	}
+	if f.mock {
+		return nil, usagef("--serve and --mock exclude each other: --serve starts the server")
+	}
+	grid, err := sweep.ParseGrid(f.serveParams)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	base := runner.LookupEnv(env, runner.BaseURLEnv)
+	if base == "" {
+		return nil, usagef("--serve: set LLM_BASE_URL to the server's URL (http://127.0.0.1:PORT/v1)")
+	}
+	if err := sweep.CheckLoopbackURL("LLM_BASE_URL", base); err != nil {
+		return nil, usagef("--serve: %v", err)
+	}
+	ready := f.serveReady
+	if ready == "" {
+		ready = strings.TrimRight(base, "/") + "/models"
+	}
+	if err := sweep.CheckLoopbackURL("--serve-ready", ready); err != nil {
+		return nil, usagef("%v", err)
+	}
+	if f.readyTimeout <= 0 || f.stopTimeout <= 0 {
+		return nil, usagef("--serve-timeout and --serve-stop-timeout must be positive")
+	}
+	return &sweep.Serve{Command: f.serve, Grid: grid, Env: env, ReadyURL: ready,
+		ReadyTimeout: f.readyTimeout, StopTimeout: f.stopTimeout}, nil
 }
 
 // writeSweep writes the table to stdout and the JSON result (to stdout for
@@ -269,16 +360,20 @@ func writeSweep(f *sweepFlags, res *sweep.Result, stdout, stderr io.Writer) erro
 	if path == "" {
 		path = filepath.Join(f.outDir, "sweep.json")
 	}
+	tables := sweep.WriteTable
+	if res.Configs != nil {
+		tables = sweep.WriteConfigTables
+	}
 	if path == "-" {
 		// The JSON takes stdout; the table goes with the progress.
-		if err := sweep.WriteTable(stderr, res); err != nil {
+		if err := tables(stderr, res); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "figures: save this JSON as FILE and run: analyze plot FILE -o %s\n", f.outDir)
 		_, err = stdout.Write(b)
 		return err
 	}
-	if err := sweep.WriteTable(stdout, res); err != nil {
+	if err := tables(stdout, res); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/sweep"
 )
 
 func TestSweepUsageErrors(t *testing.T) {
@@ -132,7 +134,7 @@ exit 0
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Version != 2 || len(res.Levels) != 2 || res.MaxPassing == nil || *res.MaxPassing != 1 {
+	if res.Version != sweep.ResultVersion || len(res.Levels) != 2 || res.MaxPassing == nil || *res.MaxPassing != 1 {
 		t.Fatalf("result %s", raw)
 	}
 	// Level 2 offered 2 req/s but achieved 1: saturated; k6's 99 there is data.

@@ -10,16 +10,22 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
 )
 
-// SweepVersion is the version of the capacity sweep's JSON result
-// (xk6-llmstream sweep, sweep.ResultVersion) that Capacity draws.
-const SweepVersion = 2
+// SweepVersion is the newest version of the capacity sweep's JSON result
+// (xk6-llmstream sweep, sweep.ResultVersion) that the figures draw, and
+// sweepVersions every version they read: 2, and 3, which adds a server
+// sweep's configs (a version-3 file without configs is a version-2 one).
+const SweepVersion = 3
+
+var sweepVersions = []int{2, 3}
 
 // Sweep is the part of a capacity sweep's JSON result (sweep.json) that the
 // capacity figures draw. analyze reads the file rather than linking the
@@ -31,6 +37,19 @@ type Sweep struct {
 	SLO        []string     `json:"slo"`
 	Levels     []SweepLevel `json:"levels"`
 	MaxPassing *float64     `json:"max_passing"`
+	// Configs are a server sweep's configurations (version 3), each with
+	// its levels.
+	Configs []SweepConfig `json:"configs"`
+}
+
+// SweepConfig is one server configuration of a server sweep.
+type SweepConfig struct {
+	Index      int          `json:"index"`
+	Name       string       `json:"name"`
+	Status     string       `json:"status"`
+	Reason     string       `json:"reason"`
+	Levels     []SweepLevel `json:"levels"`
+	MaxPassing *float64     `json:"max_passing"`
 }
 
 // SweepLevel is one level of a Sweep.
@@ -38,7 +57,14 @@ type SweepLevel struct {
 	Offered     float64     `json:"offered"`
 	AchievedRPS *float64    `json:"achieved_rps"`
 	GoodputRPS  *float64    `json:"goodput_rps"`
+	OutputTPS   *float64    `json:"output_tps"`
+	Pass        bool        `json:"pass"`
 	Latency     []SweepDist `json:"latency"`
+	Server      *struct {
+		GPU *struct {
+			GPUs int `json:"gpus"`
+		} `json:"gpu"`
+	} `json:"server"`
 }
 
 // SweepDist is a latency metric's percentiles on one level.
@@ -91,8 +117,8 @@ func ReadSweep(path string) (s *Sweep, ok bool, err error) {
 	if dec.Decode(&b) != nil || json.Unmarshal(b, &p) != nil || p.Version == nil || p.Mode == nil || p.Levels == nil || dec.More() {
 		return nil, false, nil
 	}
-	if *p.Version != SweepVersion {
-		return nil, true, fmt.Errorf("%s: a sweep result of version %d; this analyze draws version %d (run the sweep again with this release)", path, *p.Version, SweepVersion)
+	if !slices.Contains(sweepVersions, *p.Version) {
+		return nil, true, fmt.Errorf("%s: a sweep result of version %d; this analyze draws versions %s (run the sweep again with this release)", path, *p.Version, strings.Trim(fmt.Sprint(sweepVersions), "[]"))
 	}
 	s = &Sweep{}
 	if err := json.Unmarshal(b, s); err != nil {
@@ -252,6 +278,9 @@ func capacityName(metric string) string {
 func DrawSweep(s *Sweep, path, dir string, w io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	if len(s.Configs) > 0 {
+		return DrawConfigs(s, path, dir, w)
 	}
 	files, err := WriteCapacity(s, dir)
 	if err != nil {

@@ -169,7 +169,15 @@ func TestReadSweepTellsApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ok, err := ReadSweep(p)
-	if !ok || err == nil || !strings.Contains(err.Error(), "version 9") || !strings.Contains(err.Error(), "version 2") || !strings.Contains(err.Error(), p) {
-		t.Errorf("v9: ok %v, err %v; want an error naming the file and both versions", ok, err)
+	if !ok || err == nil || !strings.Contains(err.Error(), "version 9") || !strings.Contains(err.Error(), "versions 2 3") || !strings.Contains(err.Error(), p) {
+		t.Errorf("v9: ok %v, err %v; want an error naming the file and the versions", ok, err)
+	}
+	// An older file (version 2, before configs) still reads.
+	p = filepath.Join(dir, "v2.json")
+	if err := os.WriteFile(p, []byte(`{"version":2,"mode":"rate","levels":[{"offered":2}],"max_passing":2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok, err := ReadSweep(p); !ok || err != nil || len(s.Levels) != 1 || s.Configs != nil {
+		t.Errorf("v2: %+v, ok %v, err %v; want read, without configs", s, ok, err)
 	}
 }

@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeK6Env) == "1" {
 		os.Exit(fakeK6(os.Args[1:], os.Stderr))
 	}
+	if os.Getenv(fakeServerEnv) == "1" {
+		os.Exit(fakeServer(os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 

@@ -6,8 +6,10 @@ import "github.com/llmstream/xk6-llmstream/internal/result"
 // changes meaning or goes away (new fields do not change it). 2: every
 // interval is "ci":{"low","high"} (was ci_lo and ci_hi), achieved_rps is
 // over the whole level (level_s), a level whose requests do not cover it
-// fails (incomplete).
-const ResultVersion = 2
+// fails (incomplete). 3: a server sweep (--serve) keeps its levels per
+// server configuration in configs, its own levels then empty; a result
+// without configs reads as version 2 did.
+const ResultVersion = 3
 
 // Result is a sweep's outcome, as --json writes it.
 type Result struct {
@@ -34,6 +36,51 @@ type Result struct {
 	// (false: --no-cache-bust); CacheWarning is CacheWarning's ("" none).
 	CacheBust    bool   `json:"cache_bust"`
 	CacheWarning string `json:"cache_warning,omitempty"`
+	// Configs are a server sweep's configurations in the order run, each
+	// with its own levels (absent without --serve).
+	Configs []ConfigResult `json:"configs,omitempty"`
+}
+
+// Configuration statuses: every level the plan chose ran; the server would
+// not start or answer, died, or k6 failed; a signal ended it; it never
+// started (a signal came before).
+const (
+	ConfigDone        = "done"
+	ConfigFailed      = "failed"
+	ConfigInterrupted = "interrupted"
+	ConfigNotRun      = "not run"
+)
+
+// ConfigResult is one server configuration of a server sweep.
+type ConfigResult struct {
+	Index  int     `json:"index"` // 1-based, in the order run
+	Name   string  `json:"name"`  // slots=2 OLLAMA_NUM_PARALLEL=4
+	Params []Param `json:"params"`
+	// Command is the server's command with the configuration's flags.
+	Command string `json:"command"`
+	Status  string `json:"status"`
+	// Reason says why the configuration failed or was cut short ("" when
+	// done).
+	Reason string `json:"reason"`
+	// ReadyS is the time from the server's start to its first answer
+	// (null: it never answered).
+	ReadyS    *float64 `json:"ready_s"`
+	ServerLog string   `json:"server_log"`
+	// Levels, MaxPassing, Saturation, Stopped and K6ExitCode are the
+	// configuration's, as a single sweep's.
+	Levels     []Level  `json:"levels"`
+	MaxPassing *float64 `json:"max_passing"`
+	Saturation *float64 `json:"saturation"`
+	Stopped    string   `json:"stopped"`
+	K6ExitCode int      `json:"k6_exit_code"`
+}
+
+// Sub is the configuration as a single sweep's result under res's header,
+// for its tables.
+func (c *ConfigResult) Sub(res *Result) *Result {
+	return &Result{Version: res.Version, Mode: res.Mode, Unit: res.Unit, Script: res.Script, SLO: res.SLO,
+		Confidence: res.Confidence, Levels: c.Levels, MaxPassing: c.MaxPassing, Saturation: c.Saturation,
+		Stopped: c.Stopped, K6ExitCode: c.K6ExitCode}
 }
 
 // Level is one level's measurement and verdict.

@@ -104,8 +104,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Spec.LevelDuration == 0 {
 		cfg.Spec.LevelDuration = cfg.LevelDuration
 	}
-	res := &Result{Version: ResultVersion, Mode: cfg.Spec.Mode.String(), Unit: cfg.Spec.Mode.Unit(),
-		Script: cfg.Script, Confidence: cfg.Spec.Confidence, SLO: sources(cfg.Spec.SLO, cfg.Spec.Deadline), Levels: []Level{}, CacheBust: !cfg.NoCacheBust}
+	res := newResult(cfg)
 	var interrupted atomic.Bool
 	inner := make(chan os.Signal, 2)
 	stopRelay := relay(cfg.Signals, inner, &interrupted)
@@ -144,6 +143,12 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	return finish(res), nil
+}
+
+// newResult is a result's header, without levels yet.
+func newResult(cfg Config) *Result {
+	return &Result{Version: ResultVersion, Mode: cfg.Spec.Mode.String(), Unit: cfg.Spec.Mode.Unit(),
+		Script: cfg.Script, Confidence: cfg.Spec.Confidence, SLO: sources(cfg.Spec.SLO, cfg.Spec.Deadline), Levels: []Level{}, CacheBust: !cfg.NoCacheBust}
 }
 
 // runLevel runs one level and judges its output.
@@ -218,9 +223,9 @@ func highestBelow(done []Level, offered float64) *Level {
 	return b
 }
 
-// relay forwards signals to inner and notes that one came; the returned
-// function stops it.
-func relay(from <-chan os.Signal, inner chan os.Signal, flag *atomic.Bool) func() {
+// relay forwards signals to inner and notes that one came (and calls
+// onSignal, when given); the returned function stops it.
+func relay(from <-chan os.Signal, inner chan os.Signal, flag *atomic.Bool, onSignal ...func()) func() {
 	if from == nil {
 		return func() {}
 	}
@@ -232,6 +237,9 @@ func relay(from <-chan os.Signal, inner chan os.Signal, flag *atomic.Bool) func(
 			select {
 			case sig := <-from:
 				flag.Store(true)
+				for _, f := range onSignal {
+					f()
+				}
 				select {
 				case inner <- sig:
 				default:

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,9 +78,9 @@ func (s *standIn) duration() string {
 }
 
 // capacity is the simulated server's capacity in requests per second:
-// slots / service time.
+// slots / service time, the mock's queueing model.
 func capacity(slots int, prefill, itl time.Duration, tokens int) float64 {
-	return float64(slots) / (prefill + time.Duration(tokens-1)*itl).Seconds()
+	return mockllm.Capacity(slots, prefill, itl, tokens)
 }
 
 func offered(res *Result) []float64 {
