@@ -104,18 +104,26 @@ func Summarize(d *rundata.Data, o Options) *Summary {
 	rep.cacheHits(d)
 	rep.sendLag(d)
 	rep.costs(d)
-	if d.Requests != nil {
-		rep.Throughput = Throughputs(d.Requests, o.Throughput)
-		if legacy := d.Requests.LegacyFiles; len(legacy) > 0 {
-			var names []string
-			for _, f := range legacy {
-				names = append(names, d.Reader.Inputs()[f].Label)
-			}
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("request ids of %s are of an older release (VU-sequence, the same in every run): their requests are joined within each file only",
-				strings.Join(names, ", ")))
-		}
-	}
+	rep.requests(d, o)
 	return rep
+}
+
+// requests adds what the per-request records give: the throughput, and a
+// warning naming the files of an older release, whose request ids join
+// requests within each file only.
+func (rep *Summary) requests(d *rundata.Data, o Options) {
+	if d.Requests == nil {
+		return
+	}
+	rep.Throughput = Throughputs(d.Requests, o.Throughput)
+	if legacy := d.Requests.LegacyFiles; len(legacy) > 0 {
+		var names []string
+		for _, f := range legacy {
+			names = append(names, d.Reader.Inputs()[f].Label)
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("request ids of %s are of an older release (VU-sequence, the same in every run): their requests are joined within each file only",
+			strings.Join(names, ", ")))
+	}
 }
 
 // trendGroup fills a Trend group: extremes, mean, percentiles with their
