@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
@@ -314,7 +315,7 @@ func CountStdin(paths []string) int {
 // AlsoFailed reads the failure rate besides the metrics asked for: a summary
 // and a report warn when it is high.
 func AlsoFailed(s *rundata.Selection) {
-	s.Also = []string{result.FailedMetric, result.ClientLagMetric, result.ZeroGapsMetric}
+	s.Also = []string{metrics.RequestsFailed, metrics.ClientLag, metrics.ITLZeroGaps}
 }
 
 // Checks are --check and --checks, which check and report share.

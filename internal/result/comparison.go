@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/compare"
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
@@ -130,7 +131,7 @@ func (rep *Comparison) compareTrend(name string, base, cand *rundata.Data, limit
 // can be trusted rather than how the system under test performed (name it,
 // llm_client_lag:p99=10%, to limit it).
 func limitApplies(l compare.Limit, name string) bool {
-	if l.Metric == "" && name == ClientLagMetric {
+	if l.Metric == "" && name == metrics.ClientLag {
 		return false
 	}
 	return l.Applies(name)

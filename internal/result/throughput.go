@@ -1,11 +1,11 @@
 package result
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"math"
 	"slices"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
@@ -13,8 +13,8 @@ import (
 
 // Goodput sources: what decided that a request was good.
 const (
-	GoodBySLO    = "slo"         // the per-request SLO limits (--slo, a sweep's SLO)
-	GoodBySLOMet = "llm_slo_met" // the module's own per-request verdict
+	GoodBySLO    = "slo"          // the per-request SLO limits (--slo, a sweep's SLO)
+	GoodBySLOMet = metrics.SLOMet // the module's own per-request verdict
 )
 
 // RequestPercentiles are the percentiles of the per-request rates: the low

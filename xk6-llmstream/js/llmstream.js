@@ -46,9 +46,10 @@ export {
   REQUEST_ID_METADATA,
   WORKLOAD_METRICS,
   ENTRY_ID_METADATA,
+  CALL_METRICS,
 } from './lib/names.js';
 export { Client } from './lib/client.js';
-export { CALL_APIS, CALL_METRICS } from './lib/calls.js';
+export { CALL_APIS } from './lib/calls.js';
 export { durationMs } from './lib/durations.js';
 export { endpointURL } from './lib/urls.js';
 export { dialectBody, FIXED_LENGTH_DIALECTS } from './lib/dialects.js';
