@@ -182,7 +182,7 @@ func parseHelperArgs(args []string, stderr io.Writer) (*helperFlags, *helper.All
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil, nil
 		}
-		return nil, nil, usageError{err}
+		return nil, nil, usageError{Err: err}
 	}
 	if fs.NArg() > 0 {
 		return nil, nil, usagef("unexpected argument %q (the helper takes only flags)", fs.Arg(0))
@@ -214,9 +214,9 @@ func parseHelperArgs(args []string, stderr io.Writer) (*helperFlags, *helper.All
 func startError(err error) error {
 	switch {
 	case errors.Is(err, helper.ErrTokenRequired):
-		return usageError{err}
+		return usageError{Err: err}
 	case errors.Is(err, helper.ErrGPUMetrics) && errors.Is(err, serverstats.ErrRefused):
-		return usageError{err}
+		return usageError{Err: err}
 	case errors.Is(err, serverstats.ErrRefused):
 		return usagef("--scrape: %v", err)
 	}
@@ -263,16 +263,16 @@ func helperScrapeOptions(f *helperFlags, allow *helper.AllowList, flag, url stri
 	case url == "":
 		return nil, nil
 	case f.records == "" && flag == "--scrape":
-		return nil, usageError{helper.ErrScrapeNeedsRecords}
+		return nil, usageError{Err: helper.ErrScrapeNeedsRecords}
 	case f.records == "":
-		return nil, usageError{helper.ErrGPUMetricsNeedsRecords}
+		return nil, usageError{Err: helper.ErrGPUMetricsNeedsRecords}
 	case f.scrapeEvery <= 0:
 		return nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
 	case url == serverstats.Mock:
 		return nil, usagef("%s mock: the helper starts no mock; give the server's /metrics URL (xk6-llmstream run --scrape mock scrapes the mock it starts)", flag)
 	}
 	if err := serverstats.CheckURL(flag, url); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	_, caOpts, err := caFileOptions(f.caFile)
 	if err != nil {

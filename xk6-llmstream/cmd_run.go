@@ -315,7 +315,7 @@ func checkRunScrape(f runFlags) error {
 		return usagef("--scrape needs --records: it stamps each record with the server's queue depth")
 	}
 	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/command"
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
 	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
@@ -27,15 +28,12 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
 )
 
-// UsageError marks bad flags or arguments: exit 2, as a model.InputError
-// (bad input) does.
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }
+// UsageError marks bad flags or arguments: exit 2, as a rundata.InputError
+// (bad input) does. It is the binaries' one kind (internal/command).
+type UsageError = command.UsageError
 
 // Usagef is a UsageError.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+func Usagef(format string, args ...any) error { return command.Usagef(format, args...) }
 
 // Bool is a boolean flag that remembers whether it was given.
 type Bool struct{ V, Given bool }

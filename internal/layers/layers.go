@@ -57,6 +57,7 @@ var Packages = map[string]Place{
 	"internal/endpoints": {Util, 0}, "internal/filelock": {Util, 0}, "internal/input": {Util, 0}, "internal/gemini": {Util, 0}, "internal/histogram": {Util, 0},
 	"internal/numfmt": {Util, 0}, "internal/redact": {Util, 0}, "internal/truncate": {Util, 0},
 	"internal/version": {Util, 0}, "xk6-llmstream/js": {Util, 0},
+	"internal/command": {Util, 1},
 
 	"internal/records": {Core, 0}, "internal/stats": {Core, 0}, "internal/k6json": {Core, 0}, "internal/headroom": {Core, 0},
 	"internal/metrics": {Core, 1}, "internal/compare": {Core, 1},
