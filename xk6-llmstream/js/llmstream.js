@@ -54,7 +54,7 @@ export { durationMs } from './lib/durations.js';
 export { endpointURL } from './lib/urls.js';
 export { dialectBody, FIXED_LENGTH_DIALECTS } from './lib/dialects.js';
 export { image } from './lib/media.js';
-export { parseDataset, Dataset } from './lib/dataset.js';
+export { parseDataset, Dataset, dataURL } from './lib/dataset.js';
 export { Session } from './lib/session.js';
 export { Agent, toolsFor } from './lib/agent.js';
 export { prng, gammaSampler } from './lib/random.js';
