@@ -371,19 +371,19 @@ func (g *Gate) Validate() error {
 	return nil
 }
 
-// SLO are --slo: the per-request limits goodput counts against, which
+// SLOFlag is --slo: the per-request limits goodput counts against, which
 // summary and report share.
-type SLO struct {
+type SLOFlag struct {
 	Exprs Repeat
 }
 
-func (s *SLO) Register(fs *flag.FlagSet) {
+func (s *SLOFlag) Register(fs *flag.FlagSet) {
 	fs.Var(&s.Exprs, "slo", "a per-request SLO limit for goodput, `'METRIC<LIMIT'` or k6's threshold syntax 'llm_ttft: p(99)<2000' "+
 		"(a request is good when each of its samples meets it; repeatable; default: the module's llm_slo_met)")
 }
 
 // parse reads the limits: "llm_ttft<2000" is "llm_ttft: max<2000".
-func (s *SLO) Parse() ([]thresholds.Check, error) {
+func (s *SLOFlag) Parse() ([]thresholds.Check, error) {
 	var out []thresholds.Check
 	for _, e := range s.Exprs {
 		src := e
@@ -403,11 +403,11 @@ func (s *SLO) Parse() ([]thresholds.Check, error) {
 
 // join makes the request join for throughput and goodput, and the options
 // that measure it, once the reader r exists.
-func (s *SLO) Join(r *rundata.Reader, confidence float64) (*rundata.Requests, result.ThroughputOptions, error) {
+func (s *SLOFlag) Join(r *rundata.Reader, confidence float64) (*rundata.Requests, result.ThroughputOptions, error) {
 	checks, err := s.Parse()
 	if err != nil {
 		return nil, result.ThroughputOptions{}, err
 	}
-	slo := &result.SLO{Checks: checks, TypeOf: func(m string) k6json.Type { t, _, _ := r.TypeOf(m); return t }}
+	slo := &result.SLOChecks{Checks: checks, TypeOf: func(m string) k6json.Type { t, _, _ := r.TypeOf(m); return t }}
 	return rundata.NewRequests(slo.Streams()), result.ThroughputOptions{Confidence: confidence, SLO: slo}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,5 +59,43 @@ func TestMetricNameLiteralRuleFails(t *testing.T) {
 	own := parseSource(t, fset, metricsPackage+"builtin.go", src)
 	if got := metricNameLiterals(fset, []sourceFile{own}); len(got) != 0 {
 		t.Errorf("the metrics package's own literals were reported: %q", got)
+	}
+}
+
+// typeDecls lists where the files declare a type of one of the names.
+func typeDecls(files []sourceFile, names ...string) map[string][]string {
+	out := map[string][]string{}
+	for _, sf := range files {
+		for _, decl := range sf.File.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				if ts := spec.(*ast.TypeSpec); slices.Contains(names, ts.Name.Name) {
+					out[ts.Name.Name] = append(out[ts.Name.Name], sf.Path)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestOneSLOType: SLO and Limit (a per-request limit) are declared once, in
+// internal/metrics; what means something else has its own name
+// (result.SLOChecks, cli.SLOFlag, compare.RegressionLimit,
+// sweep.LimitVerdict).
+func TestOneSLOType(t *testing.T) {
+	_, files := moduleSources(t)
+	for name, where := range typeDecls(files, "SLO", "Limit") {
+		if len(where) != 1 || !strings.HasPrefix(where[0], metricsPackage) {
+			t.Errorf("type %s is declared in %v; want it in %s only", name, where, metricsPackage)
+		}
+	}
+	fset := token.NewFileSet()
+	two := []sourceFile{parseSource(t, fset, metricsPackage+"slo.go", "package metrics\ntype SLO struct{}\n"),
+		parseSource(t, fset, "internal/result/x.go", "package result\ntype SLO struct{}\n")}
+	if got := typeDecls(two, "SLO"); len(got["SLO"]) != 2 {
+		t.Errorf("typeDecls found %v, want both SLO types", got)
 	}
 }

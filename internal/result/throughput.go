@@ -78,7 +78,7 @@ type ThroughputOptions struct {
 	Confidence float64
 	// SLO judges each request for goodput; nil or without limits, a
 	// request's llm_slo_met sample does, when the module recorded one.
-	SLO *SLO
+	SLO *SLOChecks
 }
 
 // Throughputs measures every group of a join, in group order.
@@ -192,7 +192,7 @@ func rateDist(sorted []float64, confidence float64) RateDist {
 
 // goodputSource says what judges the requests: the SLO's limits, else the
 // module's llm_slo_met, else nothing; nothing too when a request has no id.
-func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLO) string {
+func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLOChecks) string {
 	if j.Untracked > 0 {
 		return ""
 	}
@@ -205,15 +205,16 @@ func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLO) strin
 	return ""
 }
 
-// SLO judges single requests on SLO limits in k6's threshold syntax.
-type SLO struct {
+// SLOChecks judge single requests on SLO limits written in k6's threshold
+// syntax, by the one goodput rule of metrics.SLO (the one SLO type).
+type SLOChecks struct {
 	Checks []thresholds.Check
 	// TypeOf is the k6 type of a metric (a Trend when unknown).
 	TypeOf func(metric string) k6json.Type
 }
 
 // Streams are the (sub)metrics the join must keep per request for the SLO.
-func (s *SLO) Streams() []rundata.RequestStream {
+func (s *SLOChecks) Streams() []rundata.RequestStream {
 	var out []rundata.RequestStream
 	if s == nil {
 		return out
@@ -229,7 +230,7 @@ func (s *SLO) Streams() []rundata.RequestStream {
 	return out
 }
 
-func (s *SLO) good(j *rundata.Requests, q *rundata.Request, source string) bool {
+func (s *SLOChecks) good(j *rundata.Requests, q *rundata.Request, source string) bool {
 	if !q.Ended || q.Failed {
 		return false
 	}
@@ -246,7 +247,7 @@ func (s *SLO) good(j *rundata.Requests, q *rundata.Request, source string) bool 
 // to be); its sample of a Rate is on the good side. Samples a request cannot
 // have (TPOT of one token, no gap) do not fail it; other missing samples do.
 // Limits on Counters and Gauges have no per-request meaning and are left out.
-func (s *SLO) Met(j *rundata.Requests, q *rundata.Request) bool {
+func (s *SLOChecks) Met(j *rundata.Requests, q *rundata.Request) bool {
 	if !q.Ended || q.Failed {
 		return false
 	}
@@ -268,7 +269,7 @@ func (s *SLO) Met(j *rundata.Requests, q *rundata.Request) bool {
 
 // rule is the SLO as the goodput rule's limits, with the join's stream of
 // each (-1: the join did not keep it).
-func (s *SLO) rule(j *rundata.Requests) (*metrics.SLO, []int) {
+func (s *SLOChecks) rule(j *rundata.Requests) (*metrics.SLO, []int) {
 	rule := &metrics.SLO{}
 	var streams []int
 	for _, c := range s.Checks {
@@ -291,7 +292,7 @@ func (s *SLO) rule(j *rundata.Requests) (*metrics.SLO, []int) {
 	return rule, streams
 }
 
-func (s *SLO) typeOf(metric string) k6json.Type {
+func (s *SLOChecks) typeOf(metric string) k6json.Type {
 	if s.TypeOf == nil {
 		return k6json.Trend
 	}
