@@ -19,7 +19,7 @@ const summaryExamples = `  analyze summary results.json
   analyze summary --by file --labels baseline,candidate base.json cand.json
   analyze summary --format json -o summary.json results.json
   analyze summary --by model results.json --history runs.jsonl --label v1.4.2   (append the run to a history)
-  analyze summary --definitions vllm,aiperf,guidellm,llmperf,sglang run.records.jsonl.gz   (every tool's TTFT, ITL, TPOT)
+  analyze summary --definitions vllm,aiperf,guidellm,inference-perf run.records.jsonl.gz   (every tool's TTFT, ITL, TPOT, e2e)
 `
 
 func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -41,7 +41,7 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.Float64Var(&opts.Stats.Confidence, "confidence", stats.DefaultConfidence, "confidence level of the percentile intervals, between 0 and 1")
 	fs.Float64Var(&opts.Stats.MaxRelWidth, "max-ci-width", 0.20, "flag a percentile whose confidence interval is wider than this share of its value")
 	fs.Float64Var(&opts.MaxFailureRate, "max-failure-rate", result.DefaultMaxFailureRate, "warn when the share of failed requests (llm_requests_failed) is above this")
-	fs.StringVar(&defs, "definitions", "", "add TTFT, ITL and TPOT as these `tools` define them (vllm,aiperf,guidellm,llmperf,sglang or all; ours is always shown) from the records files among the inputs")
+	fs.StringVar(&defs, "definitions", "", "add TTFT, ITL and TPOT as these `tools` define them (vllm,aiperf,guidellm,inference-perf,llmperf,sglang or all; ours is always shown) from the records files among the inputs")
 	paths, err := cli.ParseArgs(fs, args)
 	if err != nil {
 		return err

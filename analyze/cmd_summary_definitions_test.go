@@ -17,8 +17,16 @@ func TestSummaryDefinitions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"definitions: every tool's TTFT, ITL and TPOT of the same 2 requests",
-		"vllm       ttft      2     90     90", "1 of 2 requests had a first event without text",
+	vllmRow := false
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		vllmRow = vllmRow || len(f) > 4 && f[0] == "vllm" && f[1] == "ttft" && f[2] == "2" && f[3] == "90" && f[4] == "90"
+	}
+	if !vllmRow || !strings.Contains(out, "vllm main@") {
+		t.Errorf("text output lacks vLLM's TTFT row (n 2, mean 90, p50 90) or its release:\n%s", out)
+	}
+	for _, want := range []string{"definitions: every tool's TTFT, ITL, TPOT and e2e of the same 2 requests",
+		"1 of 2 requests had a first event without text",
 		"text events per token: 0.6364"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
@@ -49,7 +57,7 @@ func TestSummaryDefinitions(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
-	if len(doc.Metrics) == 0 || doc.Definitions.Requests != 2 || len(doc.Definitions.Rows) != 16 || doc.TokenAudit == nil || doc.TokenAudit.Judged != 2 {
+	if len(doc.Metrics) == 0 || doc.Definitions.Requests != 2 || len(doc.Definitions.Rows) != 28 || doc.TokenAudit == nil || doc.TokenAudit.Judged != 2 {
 		t.Errorf("json: %d metrics, definitions %+v, audit %+v", len(doc.Metrics), doc.Definitions, doc.TokenAudit)
 	}
 	for _, r := range doc.Definitions.Rows {

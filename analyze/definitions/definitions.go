@@ -21,16 +21,29 @@ const (
 	GuideLLM Tool = "guidellm"
 	LLMPerf  Tool = "llmperf"
 	SGLang   Tool = "sglang"
+	// InferencePerf is kubernetes-sigs/inference-perf.
+	InferencePerf Tool = "inference-perf"
 )
 
 // Tools lists every tool, ours first.
-var Tools = []Tool{Ours, VLLM, AIPerf, GuideLLM, LLMPerf, SGLang}
+var Tools = []Tool{Ours, VLLM, AIPerf, GuideLLM, InferencePerf, LLMPerf, SGLang}
 
-// The quantities.
+// The quantities. Each tool defines some of them (Definitions lists which).
 const (
 	TTFT = "ttft"
 	ITL  = "itl"
 	TPOT = "tpot"
+	E2E  = "e2e"
+	// ICL is AIPerf's inter-chunk latency: every gap between content chunks.
+	ICL = "icl"
+	// TTFO is AIPerf's time to first output token: the first non-reasoning
+	// content.
+	TTFO = "ttfo"
+	// NTPOT is inference-perf's normalized time per output token: e2e / N.
+	NTPOT = "ntpot"
+	// E2EQueue is vLLM's e2el_including_client_queue: E2EL plus the time the
+	// request waited in the client between its scheduled arrival and its send.
+	E2EQueue = "e2el_incl_queue"
 )
 
 // Parse reads a comma-separated list of tools ("all" is every tool). Ours
@@ -62,49 +75,101 @@ func Parse(list string) ([]Tool, error) {
 	return out, nil
 }
 
+// Def is how one tool defines one quantity, and where that was read: the
+// release (tag or version, else the commit) and the source file.
+type Def struct {
+	Quantity string
+	Text     string
+	Source   string
+}
+
 // Definition says in one line how a tool defines a quantity ("" when the
 // tool reports no such quantity).
 func Definition(t Tool, quantity string) string {
-	return definitions[t][quantity]
+	d, _ := lookup(t, quantity)
+	return d.Text
 }
 
-var definitions = map[Tool]map[string]string{
+// Source names the release and the file a tool's definition of a quantity
+// was read from ("" when the tool reports no such quantity).
+func Source(t Tool, quantity string) string {
+	d, _ := lookup(t, quantity)
+	return d.Source
+}
+
+// Definitions are a tool's quantities, in the order the summary shows them.
+func Definitions(t Tool) []Def { return slices.Clone(definitions[t]) }
+
+func lookup(t Tool, quantity string) (Def, bool) {
+	for _, d := range definitions[t] {
+		if d.Quantity == quantity {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
+// Where each tool's rows were read. docs/definitions.md says how to re-read
+// them when a tool releases.
+const (
+	srcVLLMServe   = "vllm main@009e6d4a: vllm/benchmarks/serve.py (calculate_metrics, benchmark)"
+	srcVLLMRequest = "vllm main@02cfb534: vllm/benchmarks/lib/endpoint_request_func.py (async_request_openai_chat_completions)"
+	srcAIPerf      = "aiperf 0.8.0: src/aiperf/metrics/types/"
+	srcGuideLLM    = "guidellm v0.7.3: src/guidellm/schemas/request_stats.py, src/guidellm/backends/openai/http.py"
+	srcInfPerf     = "inference-perf v0.6.1: inference_perf/reportgen/base.py (summarize_requests), inference_perf/apis/streaming_parser.py"
+	srcLLMPerf     = "llmperf v2.0 (archived): src/llmperf/ray_clients/openai_chat_completions_client.py"
+	srcSGLang      = "sglang (release not re-read): python/sglang/bench_serving.py (async_request_openai_chat_completions, calculate_metrics)"
+	srcOurs        = "this repository: internal/metrics (FromRecord), docs/metrics.md"
+)
+
+var definitions = map[Tool][]Def{
 	Ours: {
-		TTFT: "first text-bearing event",
-		ITL:  "every gap between text events; a k-token event's gap is k samples of gap/k (pooled)",
-		TPOT: "(e2e − ttft) / (output tokens − 1), per request",
+		{TTFT, "first text-bearing event", srcOurs},
+		{ITL, "every gap between text events; a k-token event's gap is k samples of gap/k (pooled)", srcOurs},
+		{TPOT, "(e2e − ttft) / (output tokens − 1), per request", srcOurs},
+		{E2E, "start to the end of the stream", srcOurs},
 	},
 	VLLM: {
-		TTFT: "first chunk with choices, even a role-only one (first event)",
-		ITL:  "every chunk gap after the first chunk, unsplit (pooled)",
-		TPOT: "(last text chunk − ttft) / (output tokens − 1), per request",
+		{TTFT, "first chunk with choices, even a role-only one (first event)", srcVLLMRequest},
+		{ITL, "every chunk gap after the first chunk, unsplit (pooled)", srcVLLMRequest},
+		{TPOT, "(latency − ttft) / (output tokens − 1), latency at the last chunk with choices, per request", srcVLLMServe},
+		{E2E, "E2EL: start to the last chunk with choices (the last text event)", srcVLLMRequest},
+		{E2EQueue, "e2el_including_client_queue: E2EL + (send − scheduled arrival); open-loop records only", srcVLLMServe},
 	},
 	AIPerf: {
-		TTFT: "first text-bearing response",
-		ITL:  "(e2e − ttft) / (output tokens − 1), per request",
+		{TTFT, "first content response (text or reasoning)", srcAIPerf + "ttft_metric.py"},
+		{TTFO, "first non-reasoning content response", srcAIPerf + "time_to_first_output_token_metric.py"},
+		{ITL, "(request latency − ttft) / (output tokens − 1), request latency at the last content response, per request", srcAIPerf + "inter_token_latency_metric.py"},
+		{ICL, "every gap between content responses, unsplit (pooled)", srcAIPerf + "inter_chunk_latency_metric.py"},
+		{E2E, "request latency: start to the last content response", srcAIPerf + "request_latency_metric.py"},
 	},
 	GuideLLM: {
-		TTFT: "first text-bearing chunk",
-		ITL:  "(last token − first token) / (output tokens − 1), per request",
-		TPOT: "(last token − first token) / output tokens, per request",
+		{TTFT, "first token iteration (first chunk with content)", srcGuideLLM},
+		{ITL, "(last token − first token) / (output tokens − 1), per request", srcGuideLLM},
+		{TPOT, "(last token − request start) / output tokens, per request (includes the TTFT)", srcGuideLLM},
+		{E2E, "request latency: request start to request end", srcGuideLLM},
+	},
+	InferencePerf: {
+		{TTFT, "first content chunk", srcInfPerf},
+		{ITL, "every gap between output-token times, each token at its chunk's time (k-token chunk: its gap, then k − 1 zeros; pooled)", srcInfPerf},
+		{TPOT, "(last token − first token) / (output tokens − 1), per request", srcInfPerf},
+		{NTPOT, "(end − start) / output tokens, per request", srcInfPerf},
+		{E2E, "request latency: end − start", srcInfPerf},
 	},
 	LLMPerf: {
-		TTFT: "first chunk with content",
-		ITL:  "last content chunk / output tokens (tokenizer count), per request",
+		{TTFT, "first chunk with content", srcLLMPerf},
+		{ITL, "last content chunk / output tokens (tokenizer count), per request", srcLLMPerf},
 	},
 	SGLang: {
-		TTFT: "first chunk with content",
-		ITL:  "every gap between content chunks, unsplit (pooled)",
-		TPOT: "(e2e − ttft) / (output tokens − 1), per request",
+		{TTFT, "first chunk with content", srcSGLang},
+		{ITL, "every gap between content chunks, unsplit (pooled)", srcSGLang},
+		{TPOT, "(e2e − ttft) / (output tokens − 1), per request", srcSGLang},
 	},
 }
 
-// Values are one request's values under one tool, in milliseconds.
-type Values struct {
-	TTFT *float64
-	ITL  []float64
-	TPOT *float64
-}
+// Values are one request's values under one tool, in milliseconds, by
+// quantity (a per-request quantity has one value, a pooled one several).
+type Values map[string][]float64
 
 const nsPerMS = 1e6
 
@@ -112,90 +177,187 @@ func ms(ns int64) float64 { return float64(ns) / nsPerMS }
 
 func ptr(v float64) *float64 { return &v }
 
+// tokenizerCount is N as a tool that re-tokenizes the text counts it: the
+// record's token audit when there is one, else the output tokens.
+func tokenizerCount(rec *records.Record) int {
+	if a := rec.TokenAudit; a != nil && a.Error == "" && a.Counted > 0 {
+		return a.Counted
+	}
+	return rec.OutputTokens
+}
+
 // Compute is one successful request's values under a tool's definitions
-// (nil TTFT: the request had no text, and counts under no tool).
+// (empty: the request had no text, and counts under no tool).
 func Compute(t Tool, rec *records.Record) Values {
-	var v Values
+	v := Values{}
 	if !rec.OK() || rec.TTFTNS == nil || len(rec.TextNS) == 0 {
 		return v
 	}
-	ttft := *rec.TTFTNS
-	last := int64(0) // the last text event, from the start
-	for _, g := range rec.TextNS {
-		last += g
-	}
-	n := rec.OutputTokens
 	switch t {
 	case Ours:
 		for _, s := range metrics.FromRecord(rec, &metrics.Options{ITL: metrics.ITLAll}) {
 			switch s.Metric {
 			case metrics.TTFT:
-				v.TTFT = ptr(s.Values[0])
+				v[TTFT] = s.Values[:1]
 			case metrics.ITL:
-				v.ITL = s.Values
+				v[ITL] = s.Values
 			case metrics.TPOT:
-				v.TPOT = ptr(s.Values[0])
+				v[TPOT] = s.Values[:1]
 			}
 		}
+		v[E2E] = []float64{ms(rec.E2ENS)}
 	case VLLM:
-		first := ttft
-		if rec.FirstEventNS != nil && *rec.FirstEventNS < ttft {
-			first = *rec.FirstEventNS
-			v.ITL = append(v.ITL, ms(ttft-first))
-		}
-		v.TTFT = ptr(ms(first))
-		for _, g := range rec.TextNS[1:] {
-			v.ITL = append(v.ITL, ms(g))
-		}
-		if n > 1 {
-			v.TPOT = ptr(ms(last-first) / float64(n-1))
-		}
+		computeVLLM(rec, v)
 	case AIPerf:
-		v.TTFT = ptr(ms(ttft))
-		if n > 1 {
-			v.ITL = []float64{ms(rec.E2ENS-ttft) / float64(n-1)}
-		}
+		computeAIPerf(rec, v)
 	case GuideLLM:
-		v.TTFT = ptr(ms(ttft))
-		if n > 1 {
-			v.ITL = []float64{ms(last-ttft) / float64(n-1)}
-		}
-		if n > 0 {
-			v.TPOT = ptr(ms(last-ttft) / float64(n))
-		}
+		computeGuideLLM(rec, v)
+	case InferencePerf:
+		computeInferencePerf(rec, v)
 	case LLMPerf:
-		v.TTFT = ptr(ms(ttft))
-		if a := rec.TokenAudit; a != nil && a.Error == "" && a.Counted > 0 {
-			n = a.Counted // LLMPerf counts the text with a tokenizer
-		}
-		if n > 0 {
-			v.ITL = []float64{ms(last) / float64(n)}
+		v[TTFT] = []float64{ms(*rec.TTFTNS)}
+		if n := tokenizerCount(rec); n > 0 { // LLMPerf counts the text with a tokenizer
+			v[ITL] = []float64{ms(lastText(rec)) / float64(n)}
 		}
 	case SGLang:
-		v.TTFT = ptr(ms(ttft))
+		ttft := *rec.TTFTNS
+		v[TTFT] = []float64{ms(ttft)}
 		for _, g := range rec.TextNS[1:] {
-			v.ITL = append(v.ITL, ms(g))
+			v[ITL] = append(v[ITL], ms(g))
 		}
-		if n > 1 {
-			v.TPOT = ptr(ms(rec.E2ENS-ttft) / float64(n-1))
+		if n := rec.OutputTokens; n > 1 {
+			v[TPOT] = []float64{ms(rec.E2ENS-ttft) / float64(n-1)}
 		}
 	}
 	return v
 }
 
-// Row is one tool's distribution of one quantity over the run.
-type Row struct {
-	Tool       Tool     `json:"tool"`
-	Quantity   string   `json:"quantity"`
-	Definition string   `json:"definition"`
-	Count      int      `json:"count"`
-	Mean       *float64 `json:"mean_ms"`
-	P50        *float64 `json:"p50_ms"`
-	P90        *float64 `json:"p90_ms"`
-	P99        *float64 `json:"p99_ms"`
+// lastText is the last text event's time from the start.
+func lastText(rec *records.Record) int64 {
+	last := int64(0)
+	for _, g := range rec.TextNS {
+		last += g
+	}
+	return last
 }
 
-// Report is every tool's TTFT, ITL and TPOT of a run.
+// computeVLLM: vllm bench serve. Its chunks are those with choices: a
+// role-only first chunk is its TTFT, and the gap from it to the first text
+// its first ITL sample. N is the usage, else its tokenizer's count.
+func computeVLLM(rec *records.Record, v Values) {
+	ttft := *rec.TTFTNS
+	first := ttft
+	if rec.FirstEventNS != nil && *rec.FirstEventNS < ttft {
+		first = *rec.FirstEventNS
+		v[ITL] = append(v[ITL], ms(ttft-first))
+	}
+	v[TTFT] = []float64{ms(first)}
+	for _, g := range rec.TextNS[1:] {
+		v[ITL] = append(v[ITL], ms(g))
+	}
+	last := lastText(rec)
+	n := rec.OutputTokens
+	if rec.TokenSource != "usage" {
+		n = tokenizerCount(rec)
+	}
+	if n > 1 {
+		v[TPOT] = []float64{ms(last-first) / float64(n-1)}
+	}
+	v[E2E] = []float64{ms(last)}
+	if rec.ScheduledNS > 0 {
+		v[E2EQueue] = []float64{ms(last + rec.StartNS - rec.ScheduledNS)}
+	}
+}
+
+// computeAIPerf: AIPerf's content responses are the text events (reasoning
+// included); its request latency ends at the last one. The ITL divisor is
+// N − 1 (AIPerf's default, without --per-chunk-usage).
+func computeAIPerf(rec *records.Record, v Values) {
+	ttft := *rec.TTFTNS
+	last := lastText(rec)
+	v[TTFT] = []float64{ms(ttft)}
+	ttfo := ttft
+	if rec.TTFTAnswerNS != nil {
+		ttfo = *rec.TTFTAnswerNS
+	}
+	v[TTFO] = []float64{ms(ttfo)}
+	if n := rec.OutputTokens; n > 1 {
+		v[ITL] = []float64{ms(last-ttft) / float64(n-1)}
+	}
+	if len(rec.TextNS) > 1 {
+		for _, g := range rec.TextNS[1:] {
+			v[ICL] = append(v[ICL], ms(g))
+		}
+	}
+	v[E2E] = []float64{ms(last)}
+}
+
+// computeGuideLLM: GuideLLM v0.7.3's request_stats.py.
+func computeGuideLLM(rec *records.Record, v Values) {
+	ttft := *rec.TTFTNS
+	last := lastText(rec)
+	n := rec.OutputTokens
+	v[TTFT] = []float64{ms(ttft)}
+	if n > 1 {
+		v[ITL] = []float64{ms(last-ttft) / float64(n-1)}
+	}
+	if n > 0 {
+		v[TPOT] = []float64{ms(last) / float64(n)}
+	}
+	v[E2E] = []float64{ms(rec.E2ENS)}
+}
+
+// computeInferencePerf: inference-perf v0.6.1 gives each token of a chunk
+// the chunk's time (the chunk's tokens are the record's per-event counts,
+// text_tokens; without them each chunk is one time, its fallback when it
+// cannot re-tokenize). N is its tokenizer's count of the text.
+func computeInferencePerf(rec *records.Record, v Values) {
+	var times []int64 // output-token times from the start
+	at := int64(0)
+	perEvent := len(rec.TextTokens) == len(rec.TextNS)
+	for i, g := range rec.TextNS {
+		at += g
+		k := 1
+		if perEvent {
+			k = rec.TextTokens[i]
+		}
+		for range k {
+			times = append(times, at)
+		}
+	}
+	n := tokenizerCount(rec)
+	if n > 0 {
+		v[NTPOT] = []float64{ms(rec.E2ENS) / float64(n)}
+	}
+	v[E2E] = []float64{ms(rec.E2ENS)}
+	if len(times) < 2 { // not streamable: no TTFT, TPOT or ITL
+		return
+	}
+	v[TTFT] = []float64{ms(times[0])}
+	if n > 1 {
+		v[TPOT] = []float64{ms(times[len(times)-1]-times[0]) / float64(n-1)}
+	}
+	for i := 1; i < len(times); i++ {
+		v[ITL] = append(v[ITL], ms(times[i]-times[i-1]))
+	}
+}
+
+// Row is one tool's distribution of one quantity over the run.
+type Row struct {
+	Tool       Tool   `json:"tool"`
+	Quantity   string `json:"quantity"`
+	Definition string `json:"definition"`
+	// Source is the tool's release and the source file the definition was
+	// read from (added in this version; optional for readers).
+	Source string   `json:"source,omitempty"`
+	Count  int      `json:"count"`
+	Mean   *float64 `json:"mean_ms"`
+	P50    *float64 `json:"p50_ms"`
+	P90    *float64 `json:"p90_ms"`
+	P99    *float64 `json:"p99_ms"`
+}
+
+// Report is every tool's quantities (TTFT, ITL, TPOT, e2e, ...) of a run.
 type Report struct {
 	// Requests are the successful requests with text; Skipped the others
 	// (failed, no text), which no tool's latencies count.
@@ -250,14 +412,9 @@ func (c *Collector) Add(rec *records.Record) {
 		c.roleFirst++
 	}
 	for _, t := range c.tools {
-		v := Compute(t, rec)
 		m := c.vals[t]
-		if v.TTFT != nil {
-			m[TTFT] = append(m[TTFT], *v.TTFT)
-		}
-		m[ITL] = append(m[ITL], v.ITL...)
-		if v.TPOT != nil {
-			m[TPOT] = append(m[TPOT], *v.TPOT)
+		for q, xs := range Compute(t, rec) {
+			m[q] = append(m[q], xs...)
 		}
 	}
 }
@@ -269,14 +426,10 @@ func (c *Collector) Report() *Report {
 		r.TextEventsPerToken = ptr(float64(c.events) / float64(c.tokens))
 	}
 	for _, t := range c.tools {
-		for _, q := range []string{TTFT, ITL, TPOT} {
-			def := Definition(t, q)
-			if def == "" {
-				continue
-			}
-			xs := slices.Clone(c.vals[t][q])
+		for _, d := range definitions[t] {
+			xs := slices.Clone(c.vals[t][d.Quantity])
 			slices.Sort(xs)
-			row := Row{Tool: t, Quantity: q, Definition: def, Count: len(xs)}
+			row := Row{Tool: t, Quantity: d.Quantity, Definition: d.Text, Source: d.Source, Count: len(xs)}
 			if len(xs) > 0 {
 				sum := 0.0
 				for _, x := range xs {

@@ -60,11 +60,11 @@ func extraTables(w *errWriter, md bool, x *Extras) {
 		return s
 	}
 	if d := x.Definitions; d != nil {
-		title := fmt.Sprintf("definitions: every tool's TTFT, ITL and TPOT of the same %d requests (ms; records files; docs/definitions.md)", d.Requests)
-		t := &table{title: heading(title), header: []string{"tool", "quantity", "n", "mean", "p50", "p90", "p99", "definition"},
-			right: []bool{false, false, true, true, true, true, true, false}}
+		title := fmt.Sprintf("definitions: every tool's TTFT, ITL, TPOT and e2e of the same %d requests (ms; records files; docs/definitions.md)", d.Requests)
+		t := &table{title: heading(title), header: []string{"tool", "quantity", "n", "mean", "p50", "p90", "p99", "definition", "read from"},
+			right: []bool{false, false, true, true, true, true, true, false, false}}
 		for _, r := range d.Rows {
-			t.add(string(r.Tool), r.Quantity, Number(float64(r.Count)), numOrDash(r.Mean), numOrDash(r.P50), numOrDash(r.P90), numOrDash(r.P99), r.Definition)
+			t.add(string(r.Tool), r.Quantity, Number(float64(r.Count)), numOrDash(r.Mean), numOrDash(r.P50), numOrDash(r.P90), numOrDash(r.P99), r.Definition, r.Source)
 		}
 		render(t)
 		notes := []string{fmt.Sprintf("text events per token: %s (below 1: multi-token chunks, where per-chunk and per-token ITL part ways)", numOrDash(d.TextEventsPerToken))}

@@ -4,10 +4,14 @@
 // as k6's own depguard rules do for k6; docs/architecture.md draws the same
 // layers.
 //
-// Every package of the module belongs to one layer and has a rank inside it.
-// A package may import a package of another layer only when its layer allows
-// that layer, and a package of its own layer only of a lower rank, so imports
-// run one way and two packages of one rank never import each other.
+// A package's side follows from where it lives, by path prefix, as the design
+// card draws the repository: xk6-llmstream/ is the k6 side, analyze/ the
+// analyze side, internal/ the shared core under both, internal/testkit/ the
+// kits tests use. The sides import the core and never each other; the core
+// imports neither side; a test kit is imported by tests only (the graph holds
+// non-test imports, so any edge into a kit is a violation). Inside a side,
+// each package has a rank, and imports run to lower ranks only, so two
+// packages of one rank never import each other.
 package layers
 
 import (
@@ -20,68 +24,80 @@ import (
 // Module is the module path the tables below are relative to.
 const Module = "github.com/llmstream/xk6-llmstream"
 
-// Layer names a group of packages with one job.
-type Layer string
+// Side names the part of the repository a package belongs to.
+type Side string
 
-// The layers, bottom to top.
+// The sides.
 const (
-	Util    Layer = "util"    // small leaves: file locks, redaction, version, endpoint paths
-	Core    Layer = "core"    // what both binaries use: records, metrics, reading k6 output, statistics, gates
-	Engine  Layer = "engine"  // the k6 side: decoding streams, the helper, the mock, the runner
-	Sweep   Layer = "sweep"   // the capacity sweep: runs the engine, judges with the core
-	Analyze Layer = "analyze" // analyze's own parts: report, plots, history, tail attribution
-	Harness Layer = "harness" // test harnesses (k6sim, moduletest, bench): may use any layer
-	Main    Layer = "main"    // the two binaries and the test-only folders; nothing imports them
+	Core    Side = "core"          // internal/: what both binaries use, and the small utilities
+	K6      Side = "xk6-llmstream" // xk6-llmstream/: the k6 side (engine, helper, mock, runner, sweep, the JS module)
+	Analyze Side = "analyze"       // analyze/: what reads results
+	Testkit Side = "testkit"       // internal/testkit/: harnesses for tests; imported by tests only
+	Tests   Side = "tests"         // test-only folders (e2e, deploy, docs, scripts, types, this one)
 )
 
-// mayImport lists, for each layer, the other layers its packages may import.
-var mayImport = map[Layer][]Layer{
-	Util:    nil,
-	Core:    {Util},
-	Engine:  {Util, Core},
-	Sweep:   {Util, Core, Engine},
-	Analyze: {Util, Core, Sweep},
-	Harness: {Util, Core, Engine, Sweep, Analyze},
-	Main:    {Util, Core, Engine, Sweep, Analyze, Harness},
+// prefixes maps a path prefix to its side; the longest matching prefix wins.
+var prefixes = []struct {
+	prefix string
+	side   Side
+}{
+	{"internal/testkit/", Testkit},
+	{"internal/layers", Tests},
+	{"internal/", Core},
+	{"xk6-llmstream", K6},
+	{"analyze", Analyze},
+	{"e2e", Tests}, {"deploy", Tests}, {"docs", Tests}, {"scripts", Tests}, {"types", Tests},
 }
 
-// Place is a package's layer and its rank inside the layer.
-type Place struct {
-	Layer Layer
-	Rank  int
+// SideOf returns the side a module-relative package path belongs to.
+func SideOf(rel string) (Side, bool) {
+	best, side := -1, Side("")
+	for _, p := range prefixes {
+		if (rel == strings.TrimSuffix(p.prefix, "/") || strings.HasPrefix(rel, strings.TrimSuffix(p.prefix, "/")+"/")) && len(p.prefix) > best {
+			best, side = len(p.prefix), p.side
+		}
+	}
+	return side, best >= 0
 }
 
-// Packages places every package of the module (paths relative to Module).
-// A package missing here fails the check: a new package is placed on purpose.
-var Packages = map[string]Place{
-	"internal/endpoints": {Util, 0}, "internal/filelock": {Util, 0}, "internal/input": {Util, 0}, "internal/gemini": {Util, 0}, "internal/histogram": {Util, 0},
-	"internal/numfmt": {Util, 0}, "internal/redact": {Util, 0}, "internal/truncate": {Util, 0},
-	"internal/version": {Util, 0}, "xk6-llmstream/js": {Util, 0},
-	"internal/command": {Util, 1},
+// mayImport lists, for each side, the other sides its packages may import.
+var mayImport = map[Side][]Side{
+	Core:    nil,
+	K6:      {Core},
+	Analyze: {Core},
+	Testkit: {Core, K6, Analyze},
+	Tests:   {Core, K6, Analyze, Testkit},
+}
 
-	"internal/records": {Core, 0}, "internal/stats": {Core, 0}, "internal/k6json": {Core, 0}, "internal/headroom": {Core, 0},
-	"internal/metrics": {Core, 1}, "internal/compare": {Core, 1},
-	"internal/rundata": {Core, 2}, "internal/shape": {Core, 2}, "internal/thresholds": {Core, 2},
-	"internal/result": {Core, 3},
+// Binaries are the two package mains: nothing imports them.
+var Binaries = []string{"xk6-llmstream", "analyze"}
 
-	"xk6-llmstream/stream": {Engine, 0}, "xk6-llmstream/workload": {Engine, 0}, "xk6-llmstream/serverstats": {Engine, 0},
-	"xk6-llmstream/mockllm": {Engine, 1}, "xk6-llmstream/helper": {Engine, 1},
-	"xk6-llmstream/runner":    {Engine, 2},
-	"xk6-llmstream/calibrate": {Engine, 3},
+// Ranks orders the packages inside each side. A package may import a package
+// of its own side only of a lower rank. A package missing here fails the
+// check: a new package is placed on purpose. (Test kits and test-only folders
+// need no rank: nothing but tests imports them, or nothing at all.)
+var Ranks = map[string]int{
+	// core: utilities (leaves), then the core proper
+	"internal/endpoints": 0, "internal/filelock": 0, "internal/input": 0, "internal/gemini": 0, "internal/histogram": 0,
+	"internal/numfmt": 0, "internal/redact": 0, "internal/truncate": 0, "internal/version": 0,
+	"internal/records": 1, "internal/stats": 1, "internal/k6json": 1, "internal/headroom": 1, "internal/command": 1,
+	"internal/metrics": 2, "internal/compare": 2,
+	"internal/rundata": 3, "internal/shape": 3, "internal/thresholds": 3,
+	"internal/result": 4,
 
-	"xk6-llmstream/sweep": {Sweep, 0},
+	// the k6 side
+	"xk6-llmstream/js": 0, "xk6-llmstream/stream": 0, "xk6-llmstream/workload": 0, "xk6-llmstream/serverstats": 0,
+	"xk6-llmstream/mockllm": 1, "xk6-llmstream/helper": 1,
+	"xk6-llmstream/runner":    2,
+	"xk6-llmstream/calibrate": 3,
+	"xk6-llmstream/sweep":     4,
+	"xk6-llmstream":           9,
 
-	"analyze/cli": {Analyze, 0}, "analyze/plot": {Analyze, 0}, "analyze/definitions": {Analyze, 0}, "analyze/tail": {Analyze, 0},
-	"analyze/history": {Analyze, 0},
-	"analyze/figures": {Analyze, 1}, "analyze/output": {Analyze, 1},
-	"analyze/report": {Analyze, 2},
-
-	"internal/testkit/k6sim": {Harness, 0}, "internal/testkit/recordstest": {Harness, 0},
-	"internal/testkit/moduletest": {Harness, 1}, "internal/testkit/bench": {Harness, 1},
-
-	"xk6-llmstream": {Main, 0}, "analyze": {Main, 0},
-	"e2e": {Main, 0}, "deploy": {Main, 0}, "docs": {Main, 0}, "scripts": {Main, 0}, "scripts/demo": {Main, 0}, "types": {Main, 0},
-	"internal/layers": {Main, 0},
+	// the analyze side
+	"analyze/cli": 0, "analyze/plot": 0, "analyze/definitions": 0, "analyze/tail": 0, "analyze/history": 0,
+	"analyze/figures": 1, "analyze/output": 1,
+	"analyze/report": 2,
+	"analyze":        9,
 }
 
 // External lists outside import paths (and their subpackages) that only the
@@ -108,13 +124,12 @@ func Check(graph map[string][]string) []Violation {
 		if !ours {
 			continue
 		}
-		pf, placed := Packages[rel]
-		if !placed {
-			out = append(out, Violation{rel, "", "package has no place in layers.Packages: place it in a layer"})
+		if why := unplaced(rel); why != "" {
+			out = append(out, Violation{rel, "", why})
 			continue
 		}
 		for _, to := range imports {
-			if v, bad := checkEdge(rel, pf, to); bad {
+			if v, bad := checkEdge(rel, to); bad {
 				out = append(out, v)
 			}
 		}
@@ -123,7 +138,19 @@ func Check(graph map[string][]string) []Violation {
 	return out
 }
 
-func checkEdge(from string, pf Place, to string) (Violation, bool) {
+// unplaced says why a package has no place, or "" when it has one.
+func unplaced(rel string) string {
+	side, ok := SideOf(rel)
+	if !ok {
+		return "package is under no side's prefix: move it under xk6-llmstream/, analyze/ or internal/"
+	}
+	if _, ranked := Ranks[rel]; !ranked && side != Testkit && side != Tests {
+		return "package has no rank in layers.Ranks: place it in its side"
+	}
+	return ""
+}
+
+func checkEdge(from, to string) (Violation, bool) {
 	rel, ours := relative(to)
 	if !ours {
 		for prefix, allowed := range External {
@@ -135,17 +162,20 @@ func checkEdge(from string, pf Place, to string) (Violation, bool) {
 		}
 		return Violation{}, false
 	}
-	pt, placed := Packages[rel]
-	if !placed {
+	if unplaced(rel) != "" {
 		return Violation{}, false // reported once as an importer
 	}
+	sf, _ := SideOf(from)
+	st, _ := SideOf(rel)
 	switch {
-	case pt.Layer == Main:
+	case slices.Contains(Binaries, rel) || st == Tests:
 		return Violation{from, rel, "nothing imports a binary or a test-only folder"}, true
-	case pt.Layer == pf.Layer && pt.Rank >= pf.Rank:
-		return Violation{from, rel, fmt.Sprintf("inside layer %s, rank %d may import only lower ranks (this is rank %d)", pf.Layer, pf.Rank, pt.Rank)}, true
-	case pt.Layer != pf.Layer && !slices.Contains(mayImport[pf.Layer], pt.Layer):
-		return Violation{from, rel, fmt.Sprintf("layer %s may not import layer %s", pf.Layer, pt.Layer)}, true
+	case st == Testkit && sf != Testkit && sf != Tests:
+		return Violation{from, rel, "a test kit is imported by tests only"}, true
+	case st != sf && !slices.Contains(mayImport[sf], st):
+		return Violation{from, rel, fmt.Sprintf("side %s may not import side %s", sf, st)}, true
+	case st == sf && sf != Testkit && sf != Tests && Ranks[rel] >= Ranks[from]:
+		return Violation{from, rel, fmt.Sprintf("inside side %s, rank %d may import only lower ranks (this is rank %d)", sf, Ranks[from], Ranks[rel])}, true
 	}
 	return Violation{}, false
 }

@@ -27,28 +27,33 @@ const Prefix = "llm_"
 // The names of the module's metrics: the contract with thresholds, analyze
 // and dashboards. llmstream.js declares the same list (a test compares them).
 const (
-	TTFT                 = "llm_ttft"
-	TTFTAnswer           = "llm_ttft_answer"
-	TPOT                 = "llm_tpot"
-	ITL                  = "llm_itl"
-	ITLMax               = "llm_itl_max"
-	E2E                  = "llm_e2e"
-	TTFTScheduled        = "llm_ttft_scheduled"
-	E2EScheduled         = "llm_e2e_scheduled"
-	OutputTokens         = "llm_output_tokens"
-	InputTokens          = "llm_input_tokens"
-	CachedInputTokens    = "llm_cached_input_tokens"
-	RequestsFailed       = "llm_requests_failed"
-	ServerPrefill        = "llm_server_prefill"
-	ServerTPOT           = "llm_server_tpot"
-	StageConnect         = "llm_stage_connect"
-	StageSend            = "llm_stage_send"
-	StageWait            = "llm_stage_wait"
-	StageFirstEvent      = "llm_stage_first_event"
-	StageFirstToken      = "llm_stage_first_token"
-	ClientLag            = "llm_client_lag"
-	ITLZeroGaps          = "llm_itl_zero_gaps"
-	SLOMet               = "llm_slo_met"
+	TTFT              = "llm_ttft"
+	TTFTAnswer        = "llm_ttft_answer"
+	TPOT              = "llm_tpot"
+	ITL               = "llm_itl"
+	ITLMax            = "llm_itl_max"
+	E2E               = "llm_e2e"
+	TTFTScheduled     = "llm_ttft_scheduled"
+	E2EScheduled      = "llm_e2e_scheduled"
+	OutputTokens      = "llm_output_tokens"
+	InputTokens       = "llm_input_tokens"
+	CachedInputTokens = "llm_cached_input_tokens"
+	RequestsFailed    = "llm_requests_failed"
+	ServerPrefill     = "llm_server_prefill"
+	ServerTPOT        = "llm_server_tpot"
+	StageConnect      = "llm_stage_connect"
+	StageSend         = "llm_stage_send"
+	StageWait         = "llm_stage_wait"
+	StageFirstEvent   = "llm_stage_first_event"
+	StageFirstToken   = "llm_stage_first_token"
+	ClientLag         = "llm_client_lag"
+	ITLZeroGaps       = "llm_itl_zero_gaps"
+	SLOMet            = "llm_slo_met"
+	// Fluidity and DeadlineMet are a Client's slo.deadline per request
+	// (deadline.go): the fraction of token deadlines met (Etalon) and
+	// whether every token met its deadline (arXiv 2410.14257).
+	Fluidity             = "llm_fluidity"
+	DeadlineMet          = "llm_deadline_met"
 	Cost                 = "llm_cost"
 	OutputLengthMismatch = "llm_output_length_mismatch"
 	ArrivalsDropped      = "llm_arrivals_dropped"
@@ -101,6 +106,8 @@ var Builtin = []Metric{
 	{StageFirstToken, Trend, true},
 	{ClientLag, Trend, true},
 	{SLOMet, Rate, false},
+	{Fluidity, Trend, false},
+	{DeadlineMet, Rate, false},
 	{Cost, Counter, false},
 	{OutputLengthMismatch, Counter, false},
 	{ArrivalsDropped, Counter, false},

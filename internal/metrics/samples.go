@@ -136,6 +136,13 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if rec.ClientLagNS != nil {
 		b.one(ClientLag, MS(*rec.ClientLagNS))
 	}
+	if o.SLO != nil && o.SLO.Deadline != nil {
+		r, ok := o.SLO.Deadline.Judge(rec)
+		if ok {
+			b.one(Fluidity, r.Fluidity)
+		}
+		b.one(DeadlineMet, boolValue(ok && r.Met))
+	}
 	if o.SLO != nil {
 		b.one(SLOMet, boolValue(o.SLO.Met(OutcomeOf(b.out, o.SLO))))
 	}

@@ -40,12 +40,20 @@ type Limit struct {
 // SLO is a set of per-request limits.
 type SLO struct {
 	Limits []Limit `json:"limits"`
+	// Deadline, when set, is a per-token deadline every token must meet
+	// (deadline.go; added in this version, optional).
+	Deadline *Deadline `json:"deadline,omitempty"`
 }
 
 // Validate says what is wrong with the SLO's limits, naming the limit.
 func (s *SLO) Validate() error {
-	if s == nil || len(s.Limits) == 0 {
+	if s == nil || len(s.Limits) == 0 && s.Deadline == nil {
 		return fmt.Errorf("slo: no limits")
+	}
+	if s.Deadline != nil {
+		if err := s.Deadline.Validate(); err != nil {
+			return err
+		}
 	}
 	for _, l := range s.Limits {
 		switch l.Op {
@@ -89,6 +97,8 @@ type Outcome struct {
 	Spans []Span
 	// TTFT and ITLMax are its llm_ttft and llm_itl_max samples.
 	TTFT, ITLMax Span
+	// DeadlineMet is its llm_deadline_met samples.
+	DeadlineMet Span
 }
 
 // OutcomeOf reads a request's outcome from its samples.
@@ -112,6 +122,10 @@ func OutcomeOf(samples []Series, slo *SLO) Outcome {
 			for _, v := range s.Values {
 				o.ITLMax.add(v)
 			}
+		case DeadlineMet:
+			for _, v := range s.Values {
+				o.DeadlineMet.add(v)
+			}
 		}
 		for i, l := range slo.Limits {
 			if l.Metric == s.Metric {
@@ -127,6 +141,9 @@ func OutcomeOf(samples []Series, slo *SLO) Outcome {
 // Met applies the rule to one request.
 func (s *SLO) Met(o Outcome) bool {
 	if o.Failed {
+		return false
+	}
+	if s.Deadline != nil && (o.DeadlineMet.N == 0 || o.DeadlineMet.Lo == 0) {
 		return false
 	}
 	for i, l := range s.Limits {

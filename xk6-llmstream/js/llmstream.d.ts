@@ -28,6 +28,12 @@ export interface SLO {
   e2e?: Duration;
   /** The longest gap between text events (llm_itl_max): a decode stall. A request with < 2 text events meets it. */
   maxGap?: Duration;
+  /**
+   * Per-token deadlines: token i is due at ttft + (i − 1) × perToken after the send.
+   * Adds llm_deadline_met (every token on time, arXiv 2410.14257) and llm_fluidity
+   * (the fraction of deadlines met, Etalon arXiv 2407.07000); see docs/deadlines.md.
+   */
+  deadline?: { ttft: Duration; perToken: Duration };
 }
 
 export interface ClientOptions {

@@ -25,7 +25,7 @@ func TestModuleMetricsAreGos(t *testing.T) {
 	t.Parallel()
 	h := newFakeHelper(t, nil)
 	path := script(t, `
-const llm = new Client({ baseURL: 'http://h:1', slo: { ttft: '1s' } });
+const llm = new Client({ baseURL: 'http://h:1', slo: { ttft: '1s', deadline: { ttft: '1s', perToken: '50ms' } } });
 export default function () {
   const names = Object.values(llmstream.METRICS).concat(Object.values(llmstream.WORKLOAD_METRICS), Object.values(llmstream.CALL_METRICS));
   console.log('NAMES ' + JSON.stringify(names));

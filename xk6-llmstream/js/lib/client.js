@@ -113,7 +113,7 @@ export class Client {
     // The token audit: the helper counts the streamed text with this
     // tokenizer and compares it with the server's usage (it validates).
     this.tokenAudit = o.tokenAudit === undefined || o.tokenAudit === null ? null : plainObject(o.tokenAudit, 'tokenAudit');
-    if (this.slo !== null) declareSLOMetric();
+    if (this.slo !== null) declareSLOMetric(Boolean(this.slo.deadline));
 
     // Upstream headers: authentication first, then the script's own headers.
     // The key lives only here and in what is sent to the helper.

@@ -31,11 +31,17 @@ let mSLO = null; // created by the first Client that has an slo (in the init con
 
 // declareSLOMetric declares llm_slo_met the first time a Client with an slo
 // is made; k6 allows it only in the init context, which the error says.
-export function declareSLOMetric() {
-  if (mSLO !== null) return;
+export function declareSLOMetric(deadline) {
   try {
-    mSLO = new Rate(METRICS.sloMet);
-    metricByName[METRICS.sloMet] = mSLO;
+    if (mSLO === null) {
+      mSLO = new Rate(METRICS.sloMet);
+      metricByName[METRICS.sloMet] = mSLO;
+    }
+    // An slo with a deadline adds llm_fluidity and llm_deadline_met.
+    if (deadline && metricByName[METRICS.deadlineMet] === undefined) {
+      metricByName[METRICS.fluidity] = new Trend(METRICS.fluidity);
+      metricByName[METRICS.deadlineMet] = new Rate(METRICS.deadlineMet);
+    }
   } catch (e) {
     throw new Error(`llmstream: a Client with slo must be created in the init context (the top level of the script), because it declares the ${METRICS.sloMet} metric: ${e}`);
   }
@@ -98,6 +104,7 @@ export function failureSamples(c) {
   out[METRICS.inputTokens] = 0;
   out[METRICS.requestsFailed] = 1;
   if (c.slo !== null) out[METRICS.sloMet] = 0;
+  if (c.slo !== null && c.slo.deadline) out[METRICS.deadlineMet] = 0;
   if (c.prices !== null) out[METRICS.cost] = 0;
   return out;
 }

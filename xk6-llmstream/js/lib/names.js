@@ -31,6 +31,8 @@ export const METRICS = Object.freeze({
   inputTokens: 'llm_input_tokens',
   requestsFailed: 'llm_requests_failed',
   sloMet: 'llm_slo_met',
+  fluidity: 'llm_fluidity',
+  deadlineMet: 'llm_deadline_met',
   serverPrefill: 'llm_server_prefill',
   serverTPOT: 'llm_server_tpot',
   cachedInputTokens: 'llm_cached_input_tokens',

@@ -32,14 +32,40 @@ export function sloOption(v) {
   const out = {};
   let n = 0;
   for (const k of Object.keys(v)) {
+    if (k === 'deadline') {
+      out.deadline = deadlineOption(v.deadline);
+      n++;
+      continue;
+    }
     if (SLO_KEYS.indexOf(k) < 0) {
-      throw new TypeError(`llmstream: new Client: slo: unknown limit ${JSON.stringify(k)} (known: ${SLO_KEYS.join(', ')})`);
+      throw new TypeError(`llmstream: new Client: slo: unknown limit ${JSON.stringify(k)} (known: ${SLO_KEYS.join(', ')}, deadline)`);
     }
     out[k] = durationMs(v[k], 'slo.' + k);
     n++;
   }
   if (n === 0) {
     throw new TypeError("llmstream: new Client: slo has no limits; give at least one, e.g. { ttft: '2s' }");
+  }
+  return out;
+}
+
+// deadlineOption reads slo.deadline: { ttft: '1s', perToken: '50ms' }, token
+// i due at ttft + (i − 1) × perToken (metrics.Deadline in Go, the one rule).
+function deadlineOption(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new TypeError("llmstream: new Client: slo.deadline must be an object like { ttft: '1s', perToken: '50ms' }");
+  }
+  for (const k of Object.keys(v)) {
+    if (k !== 'ttft' && k !== 'perToken') {
+      throw new TypeError(`llmstream: new Client: slo.deadline: unknown field ${JSON.stringify(k)} (known: ttft, perToken)`);
+    }
+  }
+  if (v.ttft === undefined || v.perToken === undefined) {
+    throw new TypeError("llmstream: new Client: slo.deadline needs both ttft and perToken, e.g. { ttft: '1s', perToken: '50ms' }");
+  }
+  const out = { ttft: durationMs(v.ttft, 'slo.deadline.ttft'), perToken: durationMs(v.perToken, 'slo.deadline.perToken') };
+  if (!(out.ttft > 0) || !(out.perToken > 0)) {
+    throw new TypeError('llmstream: new Client: slo.deadline: ttft and perToken must be > 0');
   }
   return out;
 }
@@ -51,7 +77,9 @@ export function sampleOptions(c) {
   if (c.itl.mode === 'fraction') o.fraction = c.itl.fraction;
   if (c.stages) o.stages = true;
   if (c.slo !== null) {
-    o.slo = { limits: Object.keys(c.slo).map((k) => ({ metric: SLO_METRICS[k], op: '<=', value: c.slo[k] })) };
+    const keys = Object.keys(c.slo).filter((k) => k !== 'deadline');
+    o.slo = { limits: keys.map((k) => ({ metric: SLO_METRICS[k], op: '<=', value: c.slo[k] })) };
+    if (c.slo.deadline) o.slo.deadline = { ttft_ms: c.slo.deadline.ttft, per_token_ms: c.slo.deadline.perToken };
   }
   if (c.prices !== null) {
     o.prices = { input: c.prices.input, output: c.prices.output, cached_input: c.prices.cachedInput };
