@@ -157,7 +157,7 @@ func (cf *compareFlags) sides(paths []string) error {
 
 // parse validates the statistical flags, sets the statistics compared, and
 // returns the limits.
-func (cf *compareFlags) parse() ([]compare.Limit, error) {
+func (cf *compareFlags) parse() ([]compare.RegressionLimit, error) {
 	if c := cf.opts.Level; !(c > 0 && c < 1) {
 		return nil, usagef("--confidence %v: want a level between 0 and 1, e.g. 0.95", c)
 	}
@@ -178,7 +178,7 @@ func (cf *compareFlags) parse() ([]compare.Limit, error) {
 			stats = appendStat(stats, st)
 		}
 	}
-	var limits []compare.Limit
+	var limits []compare.RegressionLimit
 	for _, a := range cf.limits {
 		l, err := compare.ParseLimit(a)
 		if err != nil {

@@ -25,7 +25,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var (
 		in         cli.Input
 		out        cli.Output
-		slo        cli.SLO
+		slo        cli.SLOFlag
 		uid, descr string
 		sopts      = result.DefaultOptions()
 	)

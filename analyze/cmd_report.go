@@ -29,7 +29,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		in     cli.Input
 		fig    figureFlags
 		cf     cli.Checks
-		slo    cli.SLO
+		slo    cli.SLOFlag
 		dir    string
 		title  string
 		sopts  = stats.DefaultOptions()
@@ -111,7 +111,7 @@ func reportFlagsValid(dir string, confidence, maxFailed float64) error {
 
 // collectReport reads the inputs once and summarizes them, throughput
 // included, as analyze summary does.
-func collectReport(r *rundata.Reader, slo *cli.SLO, ev *result.Evaluator, o result.Options) (*rundata.Data, *result.Summary, error) {
+func collectReport(r *rundata.Reader, slo *cli.SLOFlag, ev *result.Evaluator, o result.Options) (*rundata.Data, *result.Summary, error) {
 	join, tput, err := slo.Join(r, o.Stats.Confidence)
 	if err != nil {
 		return nil, nil, err

@@ -28,7 +28,7 @@ func runSummary(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		in   cli.Input
 		out  cli.Output
 		pcts cli.List
-		slo  cli.SLO
+		slo  cli.SLOFlag
 		opts = result.DefaultOptions()
 		hist historyAppendFlags
 		defs string

@@ -45,13 +45,13 @@ func helpFlags(t *testing.T, name string) []string {
 // exactly the flags the subcommand defines: a flag the code has and the docs
 // lack, one the docs list and the code lacks, or one listed twice, fails.
 func TestFlagTablesMatchTheCode(t *testing.T) {
-	for name := range commands {
+	for _, name := range commands.Names() {
 		if _, ok := flagDocs[name]; !ok {
 			t.Errorf("subcommand %s has no flag table in flagDocs", name)
 		}
 	}
 	for name, sections := range flagDocs {
-		if _, ok := commands[name]; !ok {
+		if _, ok := commands.Lookup(name); !ok {
 			t.Errorf("flagDocs names %s, which is no subcommand", name)
 			continue
 		}
@@ -106,7 +106,7 @@ func TestSubcommandTableMatchesDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var code []string
-	for name := range commands {
+	for _, name := range commands.Names() {
 		code = append(code, name)
 	}
 	if d := doctable.Duplicates(docs); len(d) > 0 {

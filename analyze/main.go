@@ -15,48 +15,55 @@ package main
 
 import (
 	"errors"
-	"flag"
-	"fmt"
-	"github.com/llmstream/xk6-llmstream/analyze/cli"
 	"io"
 	"os"
 
+	"github.com/llmstream/xk6-llmstream/internal/command"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
 // Exit codes, as k6's: 99 when a check (threshold) fails.
 const (
-	exitOK          = 0
-	exitError       = 1  // an unexpected failure (I/O error writing output, ...)
-	exitUsage       = 2  // bad flags, arguments, or unreadable/invalid input
-	exitCheckFailed = 99 // a check or regression limit failed, like k6's thresholds
+	exitOK          = command.ExitOK
+	exitError       = command.ExitError // an unexpected failure (I/O error writing output, ...)
+	exitUsage       = command.ExitUsage // bad flags, arguments, or unreadable/invalid input
+	exitCheckFailed = 99                // a check or regression limit failed, like k6's thresholds
 )
 
-type command struct {
-	summary string
-	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+// commands are the subcommands, in the usage text's order.
+var commands = &command.Set{
+	Program: "analyze",
+	Args:    "[flags] FILE...",
+	Note:    "FILE is k6 --out json output: NDJSON, optionally .gz; - reads stdin.",
+	Commands: []command.Command{
+		{Name: "summary", Summary: "percentile tables with confidence intervals and warnings", Run: runSummary},
+		{Name: "check", Summary: "evaluate k6-style thresholds; exit 99 when one fails", Run: runCheck},
+		{Name: "plot", Summary: "draw ECDF plots (PNG or SVG)", Run: runPlot},
+		{Name: "compare", Summary: "compare a baseline run with a candidate run", Run: runCompare},
+		{Name: "report", Summary: "write a self-contained HTML report with plots", Run: runReport},
+		{Name: "export", Summary: "write one run as llm-d-benchmark's standard benchmark report v0.2 (--format llm-d-report)", Run: runExport},
+		{Name: "history", Summary: "runs of a scheduled test over time: trend, step and drift alerts", Run: runHistory},
+		{Name: "tail", Summary: "where the TTFT tail comes from: stages and request attributes (records files)", Run: runTail},
+		command.Version("analyze"),
+	},
+	// A failed gate exits 99 (the command has printed what failed); bad
+	// input exits 2, as a usage error does.
+	Classify: func(err error) (int, bool, bool) {
+		if errors.Is(err, errCheckFailed) {
+			return exitCheckFailed, false, true
+		}
+		if _, ok := errors.AsType[*rundata.InputError](err); ok {
+			return exitUsage, true, true
+		}
+		return 0, false, false
+	},
 }
 
-// commandOrder is the order of the usage text.
-var commandOrder = []string{"summary", "check", "plot", "compare", "report", "export", "history", "tail", "version"}
-
-var commands = map[string]command{
-	"summary": {"percentile tables with confidence intervals and warnings", runSummary},
-	"check":   {"evaluate k6-style thresholds; exit 99 when one fails", runCheck},
-	"plot":    {"draw ECDF plots (PNG or SVG)", runPlot},
-	"compare": {"compare a baseline run with a candidate run", runCompare},
-	"report":  {"write a self-contained HTML report with plots", runReport},
-	"export":  {"write one run as llm-d-benchmark's standard benchmark report v0.2 (--format llm-d-report)", runExport},
-	"history": {"runs of a scheduled test over time: trend, step and drift alerts", runHistory},
-	"tail":    {"where the TTFT tail comes from: stages and request attributes (records files)", runTail},
-	"version": {"print the version, commit and Go version", runVersion},
-}
-
-// usageError marks bad flags or arguments: exit 2, as a model.InputError
+// usageError marks bad flags or arguments: exit 2, as a rundata.InputError
 // (bad input) does.
-type usageError = cli.UsageError
+type usageError = command.UsageError
 
-func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }
+func usagef(format string, args ...any) error { return command.Usagef(format, args...) }
 
 // errCheckFailed is returned by commands whose gate failed: exit 99. The command
 // has already printed what failed.
@@ -66,44 +73,7 @@ func main() {
 	os.Exit(realMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// realMain is the single place where errors become exit codes.
+// realMain runs a subcommand and returns the exit code (command.Set.Main).
 func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "analyze: unknown command %q\n\n", args[0])
-		printUsage(stderr)
-		return exitUsage
-	}
-	err := cmd.run(args[1:], stdin, stdout, stderr)
-	var usage usageError
-	var input *rundata.InputError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case errors.Is(err, errCheckFailed):
-		return exitCheckFailed
-	case errors.As(err, &usage), errors.As(err, &input):
-		fmt.Fprintf(stderr, "analyze %s: %v\n", args[0], err)
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "analyze %s: %v\n", args[0], err)
-		return exitError
-	}
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: analyze <command> [flags] FILE...")
-	fmt.Fprintln(w, "\nFILE is k6 --out json output: NDJSON, optionally .gz; - reads stdin.")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, n := range commandOrder {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nRun 'analyze <command> -h' for a command's flags.")
+	return commands.Main(args, stdin, stdout, stderr)
 }

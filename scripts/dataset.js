@@ -27,18 +27,12 @@
 //     --output-tokens lognormal:mean=24,sd=8,max=64 --seed 1 -o scripts/data/synthetic.jsonl
 
 import { check } from 'k6';
-import { Client, Dataset } from '../xk6-llmstream/js/llmstream.js';
+import { Client, Dataset, dataURL } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const vus = Number(__ENV.LLM_VUS || 4);
 
-// dataURL is where Dataset (llmstream.js's open()) reads a data file: a relative path is
-// resolved from this script's folder here, with import.meta.resolve (k6 v0.54+), because k6
-// v2 warns that open() in a module will stop resolving it from the main script.
-/** @param {string} p */
-const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
-
-const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/synthetic.jsonl'), { seed: Number(__ENV.LLM_SEED || 1) });
+const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/synthetic.jsonl', import.meta), { seed: Number(__ENV.LLM_SEED || 1) });
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,

@@ -22,19 +22,13 @@
 //     --output-tokens 16 --seed 1 -o scripts/data/multi-turn.jsonl
 
 import { check } from 'k6';
-import { Client, Dataset, Session, durationMs } from '../xk6-llmstream/js/llmstream.js';
+import { Client, Dataset, dataURL, Session, durationMs } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const vus = Number(__ENV.LLM_VUS || 4);
 const think = String(__ENV.LLM_THINK || '1s,3s').split(',').map((d) => durationMs(d.trim(), 'LLM_THINK') * scale);
 
-// dataURL is where Dataset (llmstream.js's open()) reads a data file: a relative path is
-// resolved from this script's folder here, with import.meta.resolve (k6 v0.54+), because k6
-// v2 warns that open() in a module will stop resolving it from the main script.
-/** @param {string} p */
-const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
-
-const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/multi-turn.jsonl'));
+const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/multi-turn.jsonl', import.meta));
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,

@@ -22,19 +22,13 @@
 //   LLM_DUMP_SCHEDULE 1: print the intended arrival offsets (ms) at the end (tests)
 //   LLM_TIME_SCALE    multiplies the duration (default: 1)
 
-import { Client, Dataset, arrivals, durationMs } from '../xk6-llmstream/js/llmstream.js';
+import { Client, Dataset, dataURL, arrivals, durationMs } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const durMs = durationMs(__ENV.LLM_DURATION || '30s', 'LLM_DURATION') * scale;
 const maxTokens = Number(__ENV.LLM_MAX_TOKENS || 32);
 
-// dataURL is where Dataset (llmstream.js's open()) reads a data file: a relative path is
-// resolved from this script's folder here, with import.meta.resolve (k6 v0.54+), because k6
-// v2 warns that open() in a module will stop resolving it from the main script.
-/** @param {string} p */
-const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
-
-const data = __ENV.LLM_DATASET ? new Dataset(dataURL(__ENV.LLM_DATASET)) : null;
+const data = __ENV.LLM_DATASET ? new Dataset(dataURL(__ENV.LLM_DATASET, import.meta)) : null;
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,

@@ -27,16 +27,11 @@
 //   xk6-llmstream dataset --input xk6-llmstream/workload/testdata/trace/mooncake.jsonl \
 //     --format mooncake -o scripts/data/trace.jsonl
 
-import { Client, Dataset, replay, durationMs } from '../xk6-llmstream/js/llmstream.js';
+import { Client, Dataset, dataURL, replay, durationMs } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const speedup = Number(__ENV.LLM_SPEEDUP || 1) / scale;
-// dataURL is where Dataset (llmstream.js's open()) reads the trace: a relative path is
-// resolved from this script's folder, with import.meta.resolve (k6 v0.54+), because k6 v2
-// warns that open() in a module will stop resolving it from the main script.
-/** @param {string} p */
-const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
-const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/trace.jsonl'));
+const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/trace.jsonl', import.meta));
 
 const slo = {};
 if (__ENV.LLM_SLO_MAX_GAP) slo.maxGap = __ENV.LLM_SLO_MAX_GAP;

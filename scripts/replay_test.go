@@ -379,7 +379,7 @@ func TestStallFailsGoodputNotTPOTWithRealK6(t *testing.T) {
 }
 
 // analyzeGood is how many requests meet analyze's --slo EXPR (the rule
-// `analyze summary --slo` counts goodput with, result.SLO.Met) over the run's
+// `analyze summary --slo` counts goodput with, result.SLOChecks.Met) over the run's
 // k6 JSON, requests joined by id.
 func analyzeGood(t *testing.T, r replayRun, expr string, want int) int {
 	t.Helper()
@@ -389,7 +389,7 @@ func analyzeGood(t *testing.T, r replayRun, expr string, want int) int {
 		t.Fatal(err)
 	}
 	rd := rundata.NewReader(rundata.Selection{}, []rundata.Input{{Path: r.out, Label: "run"}}, rundata.Options{Metadata: true})
-	s := &result.SLO{Checks: checks, TypeOf: func(m string) k6json.Type { typ, _, _ := rd.TypeOf(m); return typ }}
+	s := &result.SLOChecks{Checks: checks, TypeOf: func(m string) k6json.Type { typ, _, _ := rd.TypeOf(m); return typ }}
 	j := rundata.NewRequests(s.Streams())
 	if _, err := rundata.Collect(rd, rundata.CollectOptions{Requests: j}); err != nil {
 		t.Fatal(err)

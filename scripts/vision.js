@@ -27,15 +27,12 @@
 //     --image-sizes 256x256,512x512,1024x1024 --seed 1 -o scripts/data/vision.jsonl
 
 import { check } from 'k6';
-import { Client, Dataset } from '../xk6-llmstream/js/llmstream.js';
+import { Client, Dataset, dataURL } from '../xk6-llmstream/js/llmstream.js';
 
 const scale = Number(__ENV.LLM_TIME_SCALE || 1);
 const vus = Number(__ENV.LLM_VUS || 2);
 
-/** @param {string} p */
-const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
-
-const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/vision.jsonl'));
+const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/vision.jsonl', import.meta));
 
 const llm = new Client({
   baseURL: __ENV.LLM_BASE_URL,

@@ -74,7 +74,7 @@ func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		if err == flag.ErrHelp {
 			return nil
 		}
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	rest := fs.Args()
 	switch {

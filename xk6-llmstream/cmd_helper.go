@@ -109,39 +109,13 @@ func runHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // serveHelper parses args, starts the helper, prints its URL and serves until
 // ctx ends, then shuts down gracefully.
 func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f helperFlags
-	fs := newHelperFlagSet(&f, stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (the helper takes only flags)", fs.Arg(0))
-	}
-	if err := checkAddr(f.addr); err != nil {
-		return err
-	}
-	if f.token == "" {
-		f.token = strings.TrimSpace(os.Getenv(helperTokenEnv))
-	}
-	allow, err := helper.ParseAllowList(f.allow...)
-	if err != nil {
-		return usagef("--allow: %v", err)
+	f, allow, err := parseHelperArgs(args, stderr)
+	if err != nil || f == nil {
+		return err // f is nil after -h
 	}
 	caOpts, _, err := caFileOptions(f.caFile)
 	if err != nil {
 		return err
-	}
-	if f.grace < 0 {
-		return usagef("--grace must not be negative (got %v)", f.grace)
-	}
-	if f.timeout <= 0 || f.idleTimeout <= 0 {
-		return usagef("--timeout and --idle-timeout must be positive (got %v and %v)", f.timeout, f.idleTimeout)
-	}
-	if f.maxBody <= 0 || f.maxText <= 0 {
-		return usagef("--max-body and --max-text must be positive")
 	}
 	level := slog.LevelInfo
 	if f.verbose {
@@ -160,11 +134,11 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		helper.WithLogger(logger),
 	}
 	opts = append(opts, caOpts...)
-	scrapeOpts, err := helperScrapeOptions(&f, allow, "--scrape", f.scrape)
+	scrapeOpts, err := helperScrapeOptions(f, allow, "--scrape", f.scrape)
 	if err != nil {
 		return err
 	}
-	gpuOpts, err := helperScrapeOptions(&f, allow, "--gpu-metrics", f.gpuMetrics)
+	gpuOpts, err := helperScrapeOptions(f, allow, "--gpu-metrics", f.gpuMetrics)
 	if err != nil {
 		return err
 	}
@@ -193,16 +167,64 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		},
 	})
 	if served.URL == "" { // never listened
-		switch {
-		case errors.Is(err, helper.ErrTokenRequired):
-			return usageError{err}
-		case errors.Is(err, helper.ErrGPUMetrics) && errors.Is(err, serverstats.ErrRefused):
-			return usageError{err}
-		case errors.Is(err, serverstats.ErrRefused):
-			return usagef("--scrape: %v", err)
-		}
-		return err
+		return startError(err)
 	}
+	logServed(logger, f, served)
+	return err
+}
+
+// parseHelperArgs parses and checks the helper's flags; the token defaults
+// to the environment's. f is nil when -h asked for the usage.
+func parseHelperArgs(args []string, stderr io.Writer) (*helperFlags, *helper.AllowList, error) {
+	var f helperFlags
+	fs := newHelperFlagSet(&f, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, nil
+		}
+		return nil, nil, usageError{Err: err}
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, usagef("unexpected argument %q (the helper takes only flags)", fs.Arg(0))
+	}
+	if err := checkAddr(f.addr); err != nil {
+		return nil, nil, err
+	}
+	if f.token == "" {
+		f.token = strings.TrimSpace(os.Getenv(helperTokenEnv))
+	}
+	allow, err := helper.ParseAllowList(f.allow...)
+	if err != nil {
+		return nil, nil, usagef("--allow: %v", err)
+	}
+	if f.grace < 0 {
+		return nil, nil, usagef("--grace must not be negative (got %v)", f.grace)
+	}
+	if f.timeout <= 0 || f.idleTimeout <= 0 {
+		return nil, nil, usagef("--timeout and --idle-timeout must be positive (got %v and %v)", f.timeout, f.idleTimeout)
+	}
+	if f.maxBody <= 0 || f.maxText <= 0 {
+		return nil, nil, usagef("--max-body and --max-text must be positive")
+	}
+	return &f, allow, nil
+}
+
+// startError classes an error of a helper that never listened: a missing
+// token or a refused scrape target is a usage error.
+func startError(err error) error {
+	switch {
+	case errors.Is(err, helper.ErrTokenRequired):
+		return usageError{Err: err}
+	case errors.Is(err, helper.ErrGPUMetrics) && errors.Is(err, serverstats.ErrRefused):
+		return usageError{Err: err}
+	case errors.Is(err, serverstats.ErrRefused):
+		return usagef("--scrape: %v", err)
+	}
+	return err
+}
+
+// logServed logs what the helper served: streams, scrapes, records.
+func logServed(logger *slog.Logger, f *helperFlags, served helper.Served) {
 	st := served.Stats
 	logger.Info("stopped", "streams", st.Streams, "failed", st.Failed, "canceled", st.Canceled, "refused", st.Refused)
 	if f.scrape != "" {
@@ -216,7 +238,6 @@ func serveHelper(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if f.records != "" {
 		logger.Info("records", "file", f.records, "summary", served.Records)
 	}
-	return err
 }
 
 // caFileOptions are the helper's and the scraper's options for --ca-file
@@ -242,16 +263,16 @@ func helperScrapeOptions(f *helperFlags, allow *helper.AllowList, flag, url stri
 	case url == "":
 		return nil, nil
 	case f.records == "" && flag == "--scrape":
-		return nil, usageError{helper.ErrScrapeNeedsRecords}
+		return nil, usageError{Err: helper.ErrScrapeNeedsRecords}
 	case f.records == "":
-		return nil, usageError{helper.ErrGPUMetricsNeedsRecords}
+		return nil, usageError{Err: helper.ErrGPUMetricsNeedsRecords}
 	case f.scrapeEvery <= 0:
 		return nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
 	case url == serverstats.Mock:
 		return nil, usagef("%s mock: the helper starts no mock; give the server's /metrics URL (xk6-llmstream run --scrape mock scrapes the mock it starts)", flag)
 	}
 	if err := serverstats.CheckURL(flag, url); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	_, caOpts, err := caFileOptions(f.caFile)
 	if err != nil {

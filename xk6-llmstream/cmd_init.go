@@ -78,7 +78,7 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	dir := "."
 	switch fset.NArg() {

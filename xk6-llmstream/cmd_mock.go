@@ -113,7 +113,7 @@ func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if m.fs.NArg() > 0 {
 		return usagef("unexpected argument %q", m.fs.Arg(0))
@@ -126,7 +126,7 @@ func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	cfg, err := m.settings.Config(m.profile)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 
 	if m.logPath != "" {
@@ -144,7 +144,7 @@ func serveMock(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 	srv, err := mockllm.New(cfg)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	ln, url, err := m.listen(cfg.Seed)
 	if err != nil {

@@ -96,77 +96,25 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 			return f, append(k6, args[i:]...), nil
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		takeValue := func() (string, error) {
-			if hasValue {
-				return value, nil
-			}
-			if i+1 >= len(args) {
-				return "", usagef("flag --%s needs a value", name)
-			}
-			i++
-			return args[i], nil
-		}
-		switch name {
-		case "mock", "verbose", "records-overwrite":
-			b := true
-			if hasValue {
-				switch value {
-				case "true", "1":
-				case "false", "0":
-					b = false
-				default:
-					return f, nil, usagef("flag --%s: want true or false, got %q", name, value)
-				}
-			}
-			switch name {
-			case "mock":
-				f.mock = b
-			case "verbose":
-				f.verbose = b
-			default:
-				f.recOverride = b
-			}
-		case "mock-profile":
-			v, err := takeValue()
-			if err != nil {
-				return f, nil, err
-			}
-			f.mockProfile = v
-		case "records", "scrape", "ca-file":
-			v, err := takeValue()
-			if err != nil {
-				return f, nil, err
-			}
-			switch name {
-			case "records":
-				f.records = v
-			case "scrape":
-				f.scrape = v
-			default:
-				f.caFile = v
-			}
-		case "k6-nice":
-			v, err := takeValue()
-			if err != nil {
-				return f, nil, err
-			}
-			n, err := strconv.Atoi(v)
-			if err == nil {
-				err = runner.CheckK6Nice(n)
-			}
-			if err != nil {
-				return f, nil, usagef("flag --k6-nice %q: want a whole number from 0 to %d", v, runner.MaxK6Nice)
-			}
-			f.k6Nice = n
-		case "allow":
-			v, err := takeValue()
-			if err != nil {
-				return f, nil, err
-			}
-			f.allow = append(f.allow, v)
-		case "h", "help":
+		switch {
+		case name == "h" || name == "help":
 			f.help = true
 			return f, nil, nil
+		case isRunBoolFlag(name):
+			if err := f.setBool(name, value, hasValue); err != nil {
+				return f, nil, err
+			}
+		case isRunValueFlag(name):
+			if !hasValue {
+				if i+1 >= len(args) {
+					return f, nil, usagef("flag --%s needs a value", name)
+				}
+				i++
+				value = args[i]
+			}
+			if err := f.set(name, value); err != nil {
+				return f, nil, err
+			}
 		default:
 			takes, ok := k6RunFlags[name]
 			if !ok {
@@ -183,6 +131,74 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 		}
 	}
 	return f, k6, nil
+}
+
+// isRunBoolFlag says whether name is one of run's boolean flags.
+func isRunBoolFlag(name string) bool {
+	switch name {
+	case "mock", "verbose", "records-overwrite":
+		return true
+	}
+	return false
+}
+
+// isRunValueFlag says whether name is one of run's flags that take a value.
+func isRunValueFlag(name string) bool {
+	switch name {
+	case "mock-profile", "records", "scrape", "ca-file", "k6-nice", "allow":
+		return true
+	}
+	return false
+}
+
+// setBool sets a boolean flag: true when given bare, else its value, true
+// or false (1 or 0).
+func (f *runFlags) setBool(name, value string, hasValue bool) error {
+	b := true
+	if hasValue {
+		switch value {
+		case "true", "1":
+		case "false", "0":
+			b = false
+		default:
+			return usagef("flag --%s: want true or false, got %q", name, value)
+		}
+	}
+	switch name {
+	case "mock":
+		f.mock = b
+	case "verbose":
+		f.verbose = b
+	default:
+		f.recOverride = b
+	}
+	return nil
+}
+
+// set sets a flag that takes a value; --allow adds to the list.
+func (f *runFlags) set(name, v string) error {
+	switch name {
+	case "mock-profile":
+		f.mockProfile = v
+	case "records":
+		f.records = v
+	case "scrape":
+		f.scrape = v
+	case "ca-file":
+		f.caFile = v
+	case "k6-nice":
+		n, err := strconv.Atoi(v)
+		if err == nil {
+			err = runner.CheckK6Nice(n)
+		}
+		if err != nil {
+			return usagef("flag --k6-nice %q: want a whole number from 0 to %d", v, runner.MaxK6Nice)
+		}
+		f.k6Nice = n
+	case "allow":
+		f.allow = append(f.allow, v)
+	}
+	return nil
 }
 
 // unknownFlag is the usage error for a flag before the script that is
@@ -299,7 +315,7 @@ func checkRunScrape(f runFlags) error {
 		return usagef("--scrape needs --records: it stamps each record with the server's queue depth")
 	}
 	if err := serverstats.CheckURL("--scrape", f.scrape); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return nil
 }

@@ -207,7 +207,7 @@ func (f *sweepFlags) scrapeConfig() (sweep.Scrape, []helper.Option, error) {
 		return sc, nil, usagef("--scrape-interval must be positive (got %v)", f.scrapeEvery)
 	}
 	if err := sc.Check("--scrape"); err != nil {
-		return sc, nil, usageError{err}
+		return sc, nil, usageError{Err: err}
 	}
 	return sc, opts, nil
 }

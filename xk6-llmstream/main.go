@@ -15,42 +15,45 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+
+	"github.com/llmstream/xk6-llmstream/internal/command"
 )
 
 // Exit codes. A command that ran k6 exits with k6's own code instead.
 const (
-	exitOK    = 0
-	exitError = 1 // the command ran and failed
-	exitUsage = 2 // bad flags, arguments or input
+	exitOK    = command.ExitOK
+	exitError = command.ExitError // the command ran and failed
+	exitUsage = command.ExitUsage // bad flags, arguments or input
 )
 
-// command is one subcommand: it parses its own flags from args and returns an
-// error instead of exiting, so it can be tested.
-type command struct {
-	summary string
-	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
-}
-
-var commands = map[string]command{
-	"run":       {"start the helper (and the mock) and run a k6 script with stock k6", runRun},
-	"helper":    {"serve the streaming helper the JavaScript module talks to", runHelper},
-	"mock":      {"serve the mock LLM (every dialect: OpenAI, Anthropic, Gemini, Cohere, ollama; streamed and not)", runMock},
-	"inspect":   {"decode a recorded SSE body and print what it holds as JSON", runInspect},
-	"dataset":   {"build a JSONL request dataset (ShareGPT, JSONL, CSV or synthetic)", runDataset},
-	"version":   {"print the version, commit and Go version", runVersion},
-	"init":      {"write llmstream.js, its typings and a starter script into a folder", runInit},
-	"sweep":     {"run a k6 script at a series of load levels and find the highest one that meets the SLO", runSweep},
-	"calibrate": {"run a k6 script against the mock shaped like the target and report this machine's own error at that load", runCalibrate},
+// commands are the subcommands, in the usage text's (alphabetical) order.
+var commands = &command.Set{
+	Program: "xk6-llmstream",
+	Args:    "[flags] [args]",
+	Commands: []command.Command{
+		{Name: "calibrate", Summary: "run a k6 script against the mock shaped like the target and report this machine's own error at that load", Run: runCalibrate},
+		{Name: "dataset", Summary: "build a JSONL request dataset (ShareGPT, JSONL, CSV or synthetic)", Run: runDataset},
+		{Name: "helper", Summary: "serve the streaming helper the JavaScript module talks to", Run: runHelper},
+		{Name: "init", Summary: "write llmstream.js, its typings and a starter script into a folder", Run: runInit},
+		{Name: "inspect", Summary: "decode a recorded SSE body and print what it holds as JSON", Run: runInspect},
+		{Name: "mock", Summary: "serve the mock LLM (every dialect: OpenAI, Anthropic, Gemini, Cohere, ollama; streamed and not)", Run: runMock},
+		{Name: "run", Summary: "start the helper (and the mock) and run a k6 script with stock k6", Run: runRun},
+		{Name: "sweep", Summary: "run a k6 script at a series of load levels and find the highest one that meets the SLO", Run: runSweep},
+		command.Version("xk6-llmstream"),
+	},
+	// A command that ran k6 exits with k6's code, unprinted.
+	Classify: func(err error) (int, bool, bool) {
+		if c, ok := errors.AsType[exitCodeError](err); ok {
+			return c.code, false, true
+		}
+		return 0, false, false
+	},
 }
 
 // usageError marks an error caused by how the command was called; it exits 2.
-type usageError struct{ err error }
+type usageError = command.UsageError
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+func usagef(format string, args ...any) error { return command.Usagef(format, args...) }
 
 // exitCodeError carries an exit code chosen by a command (the runner returns
 // k6's exit code this way).
@@ -62,48 +65,7 @@ func main() {
 	os.Exit(realMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// realMain is the single place where errors become exit codes.
+// realMain runs a subcommand and returns the exit code (command.Set.Main).
 func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "xk6-llmstream: unknown command %q\n\n", args[0])
-		printUsage(stderr)
-		return exitUsage
-	}
-	err := cmd.run(args[1:], stdin, stdout, stderr)
-	var code exitCodeError
-	var usage usageError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &code):
-		return code.code
-	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "xk6-llmstream %s: %v\n", args[0], err)
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "xk6-llmstream %s: %v\n", args[0], err)
-		return exitError
-	}
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: xk6-llmstream <command> [flags] [args]")
-	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nRun 'xk6-llmstream <command> -h' for a command's flags.")
+	return commands.Main(args, stdin, stdout, stderr)
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
+	"github.com/llmstream/xk6-llmstream/internal/command"
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
 	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
@@ -27,15 +28,12 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
 )
 
-// UsageError marks bad flags or arguments: exit 2, as a model.InputError
-// (bad input) does.
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }
+// UsageError marks bad flags or arguments: exit 2, as a rundata.InputError
+// (bad input) does. It is the binaries' one kind (internal/command).
+type UsageError = command.UsageError
 
 // Usagef is a UsageError.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+func Usagef(format string, args ...any) error { return command.Usagef(format, args...) }
 
 // Bool is a boolean flag that remembers whether it was given.
 type Bool struct{ V, Given bool }
@@ -306,7 +304,7 @@ func CountStdin(paths []string) int {
 // AlsoFailed reads the failure rate besides the metrics asked for: a summary
 // and a report warn when it is high.
 func AlsoFailed(s *rundata.Selection) {
-	s.Also = []string{result.FailedMetric, result.ClientLagMetric, result.ZeroGapsMetric}
+	s.Also = []string{metrics.RequestsFailed, metrics.ClientLag, metrics.ITLZeroGaps}
 }
 
 // Checks are --check and --checks, which check and report share.
@@ -364,15 +362,15 @@ func (g *Gate) Validate() error {
 	return nil
 }
 
-// SLO are --slo: the per-request limits goodput counts against, which
+// SLOFlag is --slo: the per-request limits goodput counts against, which
 // summary and report share, and the per-token deadline
 // (deadline.ttft=1s,deadline.perToken=50ms: metrics.ParseDeadline), judged
 // on the records.
-type SLO struct {
+type SLOFlag struct {
 	Exprs Repeat
 }
 
-func (s *SLO) Register(fs *flag.FlagSet) {
+func (s *SLOFlag) Register(fs *flag.FlagSet) {
 	fs.Var(&s.Exprs, "slo", "a per-request SLO limit for goodput, `'METRIC<LIMIT'` or k6's threshold syntax 'llm_ttft: p(99)<2000', "+
 		"or a per-token deadline 'deadline.ttft=1s,deadline.perToken=50ms' judged on the records (docs/deadlines.md) "+
 		"(a request is good when each of its samples meets it; repeatable; default: the module's llm_slo_met)")
@@ -380,7 +378,7 @@ func (s *SLO) Register(fs *flag.FlagSet) {
 
 // Parse reads the limits ("llm_ttft<2000" is "llm_ttft: max<2000") and the
 // deadline (nil: none).
-func (s *SLO) Parse() ([]thresholds.Check, *metrics.Deadline, error) {
+func (s *SLOFlag) Parse() ([]thresholds.Check, *metrics.Deadline, error) {
 	d, exprs, err := metrics.ParseDeadline(s.Exprs)
 	if err != nil {
 		return nil, nil, Usagef("%v", err)
@@ -405,7 +403,7 @@ func (s *SLO) Parse() ([]thresholds.Check, *metrics.Deadline, error) {
 // Join makes the request join for throughput and goodput, and the options
 // that measure it, once the reader r exists; with a deadline, r judges the
 // records on it.
-func (s *SLO) Join(r *rundata.Reader, confidence float64) (*rundata.Requests, result.ThroughputOptions, error) {
+func (s *SLOFlag) Join(r *rundata.Reader, confidence float64) (*rundata.Requests, result.ThroughputOptions, error) {
 	checks, d, err := s.Parse()
 	if err != nil {
 		return nil, result.ThroughputOptions{}, err
@@ -413,6 +411,6 @@ func (s *SLO) Join(r *rundata.Reader, confidence float64) (*rundata.Requests, re
 	if d != nil {
 		r.SetDeadline(d)
 	}
-	slo := &result.SLO{Checks: checks, Deadline: d, TypeOf: func(m string) k6json.Type { t, _, _ := r.TypeOf(m); return t }}
+	slo := &result.SLOChecks{Checks: checks, Deadline: d, TypeOf: func(m string) k6json.Type { t, _, _ := r.TypeOf(m); return t }}
 	return rundata.NewRequests(slo.Streams()), result.ThroughputOptions{Confidence: confidence, SLO: slo}, nil
 }

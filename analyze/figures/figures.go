@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/plot"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/shape"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
@@ -166,4 +167,4 @@ func TailStages(res *tail.Result, opts ...plot.Option) (*plot.Figure, error) {
 }
 
 // TailStagesFile is the stage profile's PNG in a report.
-var TailStagesFile = File("llm_ttft", "stages")
+var TailStagesFile = File(metrics.TTFT, "stages")

@@ -25,7 +25,7 @@ const (
 
 // DefaultLimits are the limits tested without any: P50, P90 and P99 may not
 // get worse by more than 10% with confidence.
-var DefaultLimits = []compare.Limit{
+var DefaultLimits = []compare.RegressionLimit{
 	{Stat: "p50", Max: 0.10, Relative: true},
 	{Stat: "p90", Max: 0.10, Relative: true},
 	{Stat: "p99", Max: 0.10, Relative: true},
@@ -33,9 +33,9 @@ var DefaultLimits = []compare.Limit{
 
 // Options are the choices of Evaluate.
 type Options struct {
-	Window int             // trailing runs compared with (DefaultWindow when 0)
-	Limits []compare.Limit // percentile limits (p99=10%, p95=50ms) and rate limits (rate=+1pp)
-	Level  float64         // of the trend test and the rate intervals (DefaultLevel when 0)
+	Window int                       // trailing runs compared with (DefaultWindow when 0)
+	Limits []compare.RegressionLimit // percentile limits (p99=10%, p95=50ms) and rate limits (rate=+1pp)
+	Level  float64                   // of the trend test and the rate intervals (DefaultLevel when 0)
 }
 
 // Status is what Evaluate says of one run.
@@ -142,7 +142,7 @@ func Latest(series []*Series, vs []Verdict) []Verdict {
 
 // limitMetrics lists the metrics of a series a limit applies to: the Trends
 // for a percentile, the Rates for a rate.
-func limitMetrics(s *Series, l compare.Limit) []string {
+func limitMetrics(s *Series, l compare.RegressionLimit) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(name string) {
@@ -166,7 +166,7 @@ func limitMetrics(s *Series, l compare.Limit) []string {
 }
 
 // threshold is a reference with the limit added.
-func threshold(l compare.Limit, ref float64) float64 {
+func threshold(l compare.RegressionLimit, ref float64) float64 {
 	if l.Relative {
 		return ref * (1 + l.Max)
 	}
@@ -174,7 +174,7 @@ func threshold(l compare.Limit, ref float64) float64 {
 }
 
 // newVerdict starts the verdict on run k.
-func newVerdict(s *Series, metric string, l compare.Limit, k int) Verdict {
+func newVerdict(s *Series, metric string, l compare.RegressionLimit, k int) Verdict {
 	r := s.Runs[k]
 	stat := l.Stat.Label()
 	if l.IsRate() {

@@ -19,7 +19,7 @@ import (
 // A run that follows the trend of a trending window is a creep, else a step;
 // a run that is not above the window's largest bound but above its oldest
 // run's bound, after a window with a significant upward trend, is a creep.
-func evalPercentile(s *Series, metric string, l compare.Limit, o Options) []Verdict {
+func evalPercentile(s *Series, metric string, l compare.RegressionLimit, o Options) []Verdict {
 	n, _ := l.Stat.Percent()
 	pts := s.Points(metric, n)
 	var prior []int // earlier runs with the percentile
@@ -62,7 +62,7 @@ func evalPercentile(s *Series, metric string, l compare.Limit, o Options) []Verd
 
 // testRun decides a run with a usable window: the step test, then the creep
 // test.
-func testRun(v *Verdict, pts []Point, usable []int, k int, step []bool, l compare.Limit, o Options) {
+func testRun(v *Verdict, pts []Point, usable []int, k int, step []bool, l compare.RegressionLimit, o Options) {
 	pt := pts[k]
 	alpha := 1 - o.Level
 	pooled := pts[usable[0]].Hi
@@ -106,7 +106,7 @@ func testRun(v *Verdict, pts []Point, usable []int, k int, step []bool, l compar
 // followsTrend reports whether the window rises significantly and its
 // Theil–Sen line predicts the run's value within the limit: a creep that
 // crossed the limit, not a step.
-func followsTrend(yw []float64, y float64, l compare.Limit, alpha float64) bool {
+func followsTrend(yw []float64, y float64, l compare.RegressionLimit, alpha float64) bool {
 	if len(yw) < MinCreepWindow {
 		return false
 	}

@@ -10,7 +10,7 @@ import (
 // a series: the run's rate against the window's runs pooled (their requests
 // summed), with Newcombe's interval of the difference (compare.CompareRates).
 // A failure rate is worse higher, a success rate (llm_slo_met) lower.
-func evalRate(s *Series, metric string, l compare.Limit, o Options) []Verdict {
+func evalRate(s *Series, metric string, l compare.RegressionLimit, o Options) []Verdict {
 	var prior []compare.Proportion
 	var out []Verdict
 	lower := compare.RateLowerIsBetter(metric)

@@ -6,9 +6,9 @@ import (
 	"github.com/llmstream/xk6-llmstream/internal/compare"
 )
 
-func parseLimitT(t *testing.T, ss ...string) []compare.Limit {
+func parseLimitT(t *testing.T, ss ...string) []compare.RegressionLimit {
 	t.Helper()
-	var out []compare.Limit
+	var out []compare.RegressionLimit
 	for _, s := range ss {
 		l, err := compare.ParseLimit(s)
 		if err != nil {

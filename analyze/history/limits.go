@@ -10,11 +10,11 @@ import (
 // ParseLimits reads the regression limits a history tests: STAT=MAX as
 // compare reads it, or a bare MAX for each of P50, P90 and P99; none:
 // DefaultLimits. what names the input in errors (--max-regression).
-func ParseLimits(what string, specs []string) ([]compare.Limit, error) {
+func ParseLimits(what string, specs []string) ([]compare.RegressionLimit, error) {
 	if len(specs) == 0 {
 		return DefaultLimits, nil
 	}
-	var out []compare.Limit
+	var out []compare.RegressionLimit
 	for _, s := range specs {
 		if !strings.Contains(s, "=") {
 			for _, st := range []string{"p50", "p90", "p99"} {

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/llmstream/xk6-llmstream/analyze/history"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 )
 
 // rateColumns name the Rates shown beside a run's percentiles.
 var rateColumns = []struct{ metric, title string }{
-	{"llm_requests_failed", "failed"},
-	{"llm_slo_met", "goodput"},
+	{metrics.RequestsFailed, "failed"},
+	{metrics.SLOMet, "goodput"},
 }
 
 // WriteHistory writes the report of a history in a format: text, markdown or

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
@@ -17,7 +18,7 @@ func SummaryCost(s *result.Summary) []string {
 	}
 	var out []string
 	for _, g := range c.Groups {
-		out = append(out, costLine(result.CostMetric+rundata.GroupSuffix(g.Label), g.Total, g.Requests, g.PerRequest))
+		out = append(out, costLine(metrics.Cost+rundata.GroupSuffix(g.Label), g.Total, g.Requests, g.PerRequest))
 	}
 	if len(c.Groups) > 1 {
 		out = append(out, costLine("run (all groups)", c.Total, c.Requests, c.PerRequest))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/analyze/output"
 	"github.com/llmstream/xk6-llmstream/analyze/tail"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
@@ -135,7 +136,7 @@ func derefInt(p *int64) int64 {
 func SummaryHealth(s *result.Summary) []string {
 	var out []string
 	for _, h := range s.Health {
-		line := result.ClientLagMetric + rundata.GroupSuffix(h.Label) + ":"
+		line := metrics.ClientLag + rundata.GroupSuffix(h.Label) + ":"
 		if h.LagP99 != nil {
 			line += " lag p99 " + numfmt.Sig4(*h.LagP99) + " ms"
 		}

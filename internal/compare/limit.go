@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// Limit is a regression limit for a CI gate: the candidate fails when a
+// RegressionLimit is a regression limit for a CI gate: the candidate fails when a
 // statistic got worse by more than Max with confidence, i.e. when the lower
 // bound of its change's confidence interval is above Max.
-type Limit struct {
+type RegressionLimit struct {
 	// Metric restricts the limit to one metric; empty applies it to every
 	// metric compared.
 	Metric string
@@ -24,7 +24,7 @@ type Limit struct {
 }
 
 // IsRate tells whether the limit is on a Rate metric's rate (STAT is "rate").
-func (l Limit) IsRate() bool { return l.Stat == RateStat }
+func (l RegressionLimit) IsRate() bool { return l.Stat == RateStat }
 
 // ParseLimit reads a limit written STAT=MAX or METRIC:STAT=MAX. For a Trend
 // statistic MAX is a percentage of the baseline ("10%") or a duration in the
@@ -33,8 +33,8 @@ func (l Limit) IsRate() bool { return l.Stat == RateStat }
 // 2% to 3% is +1pp). A leading "+" is allowed:
 //
 //	p99=10%   llm_ttft:p95=50ms   avg=5%   llm_requests_failed:rate=+1pp
-func ParseLimit(s string) (Limit, error) {
-	var l Limit
+func ParseLimit(s string) (RegressionLimit, error) {
+	var l RegressionLimit
 	lhs, rhs, ok := strings.Cut(s, "=")
 	if !ok {
 		return l, fmt.Errorf("regression limit %q: want STAT=MAX, e.g. p99=10%% or p95=50ms", s)
@@ -88,7 +88,7 @@ func ParseLimit(s string) (Limit, error) {
 }
 
 // String writes the limit back in ParseLimit's form.
-func (l Limit) String() string {
+func (l RegressionLimit) String() string {
 	var b strings.Builder
 	if l.Metric != "" {
 		b.WriteString(l.Metric + ":")
@@ -106,12 +106,12 @@ func (l Limit) String() string {
 }
 
 // Applies tells whether the limit concerns metric.
-func (l Limit) Applies(metric string) bool { return l.Metric == "" || l.Metric == metric }
+func (l RegressionLimit) Applies(metric string) bool { return l.Metric == "" || l.Metric == metric }
 
 // ExceededRate tells whether c breaks a rate limit: the candidate's rate is
 // worse than the baseline's by more than Max with confidence (the lower bound
 // of the worsening, RateChange.Worsening, is above Max).
-func (l Limit) ExceededRate(c RateChange) bool {
+func (l RegressionLimit) ExceededRate(c RateChange) bool {
 	return l.IsRate() && c.Worsening() > l.Max
 }
 
@@ -119,7 +119,7 @@ func (l Limit) ExceededRate(c RateChange) bool {
 // interval (relative or absolute, as the limit is) is above Max. A change
 // that could not be assessed (too few samples) does not break it; callers
 // report it as untested.
-func (l Limit) Exceeded(c Change) bool {
+func (l RegressionLimit) Exceeded(c Change) bool {
 	if c.Stat != l.Stat || c.Verdict == TooFew {
 		return false
 	}

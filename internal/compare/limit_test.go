@@ -10,15 +10,15 @@ func TestParseLimit(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		in   string
-		want Limit
+		want RegressionLimit
 		back string
 	}{
-		{"p99=10%", Limit{Stat: "p99", Max: 0.10, Relative: true}, "p99=10%"},
-		{"p(99.9)=25%", Limit{Stat: "p99.9", Max: 0.25, Relative: true}, "p99.9=25%"},
-		{"llm_ttft:p95=50ms", Limit{Metric: "llm_ttft", Stat: "p95", Max: 50}, "llm_ttft:p95=50ms"},
-		{"avg=0.2s", Limit{Stat: "avg", Max: 200}, "avg=200ms"},
-		{"med=500us", Limit{Stat: "p50", Max: 0.5}, "p50=0.5ms"},
-		{"llm_ttft:P90 = 0%", Limit{Metric: "llm_ttft", Stat: "p90", Max: 0, Relative: true}, "llm_ttft:p90=0%"},
+		{"p99=10%", RegressionLimit{Stat: "p99", Max: 0.10, Relative: true}, "p99=10%"},
+		{"p(99.9)=25%", RegressionLimit{Stat: "p99.9", Max: 0.25, Relative: true}, "p99.9=25%"},
+		{"llm_ttft:p95=50ms", RegressionLimit{Metric: "llm_ttft", Stat: "p95", Max: 50}, "llm_ttft:p95=50ms"},
+		{"avg=0.2s", RegressionLimit{Stat: "avg", Max: 200}, "avg=200ms"},
+		{"med=500us", RegressionLimit{Stat: "p50", Max: 0.5}, "p50=0.5ms"},
+		{"llm_ttft:P90 = 0%", RegressionLimit{Metric: "llm_ttft", Stat: "p90", Max: 0, Relative: true}, "llm_ttft:p90=0%"},
 	} {
 		got, err := ParseLimit(tc.in)
 		if err != nil {
@@ -82,7 +82,7 @@ func TestLimitExceeded(t *testing.T) {
 			t.Errorf("factor %.2f, limit %s: exceeded = %v, want %v (%+v)", tc.factor, tc.limit, got, tc.want, change(t, res, l.Stat))
 		}
 	}
-	if (Limit{Stat: "p99", Max: 0, Relative: true}).Exceeded(Change{Stat: "p99", Verdict: TooFew, RelLo: 1}) {
+	if (RegressionLimit{Stat: "p99", Max: 0, Relative: true}).Exceeded(Change{Stat: "p99", Verdict: TooFew, RelLo: 1}) {
 		t.Error("a change with too few samples broke a limit")
 	}
 }

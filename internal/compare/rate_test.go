@@ -133,12 +133,12 @@ func TestRateLimits(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		in   string
-		want Limit
+		want RegressionLimit
 		back string
 	}{
-		{"llm_requests_failed:rate=+1pp", Limit{Metric: "llm_requests_failed", Stat: RateStat, Max: 0.01}, "llm_requests_failed:rate=1pp"},
-		{"rate=0.5pp", Limit{Stat: RateStat, Max: 0.005}, "rate=0.5pp"},
-		{"p99=+10%", Limit{Stat: "p99", Max: 0.10, Relative: true}, "p99=10%"},
+		{"llm_requests_failed:rate=+1pp", RegressionLimit{Metric: "llm_requests_failed", Stat: RateStat, Max: 0.01}, "llm_requests_failed:rate=1pp"},
+		{"rate=0.5pp", RegressionLimit{Stat: RateStat, Max: 0.005}, "rate=0.5pp"},
+		{"p99=+10%", RegressionLimit{Stat: "p99", Max: 0.10, Relative: true}, "p99=10%"},
 	} {
 		got, err := ParseLimit(tc.in)
 		if err != nil || got != tc.want || got.String() != tc.back {

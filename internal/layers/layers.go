@@ -80,7 +80,7 @@ var Ranks = map[string]int{
 	// core: utilities (leaves), then the core proper
 	"internal/endpoints": 0, "internal/escape": 0, "internal/filelock": 0, "internal/input": 0, "internal/gemini": 0, "internal/histogram": 0,
 	"internal/numfmt": 0, "internal/redact": 0, "internal/truncate": 0, "internal/version": 0, "internal/atomicfile": 0,
-	"internal/records": 1, "internal/stats": 1, "internal/k6json": 1, "internal/headroom": 1,
+	"internal/records": 1, "internal/stats": 1, "internal/k6json": 1, "internal/headroom": 1, "internal/command": 1,
 	"internal/metrics": 2, "internal/compare": 2,
 	"internal/rundata": 3, "internal/shape": 3, "internal/thresholds": 3,
 	"internal/result": 4,

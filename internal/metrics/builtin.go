@@ -20,6 +20,10 @@ type Metric struct {
 	Time bool
 }
 
+// Prefix starts the name of every metric of the module (and of its
+// metadata keys): a report of no named metrics takes those with it.
+const Prefix = "llm_"
+
 // The names of the module's metrics: the contract with thresholds, analyze
 // and dashboards. llmstream.js declares the same list (a test compares them).
 const (
@@ -134,7 +138,7 @@ var Builtin = []Metric{
 // calls' (llm_embed_*, llm_rerank_*), which analyze summarizes apart from
 // generation's.
 func IsCall(name string) bool {
-	return strings.HasPrefix(name, "llm_embed_") || strings.HasPrefix(name, "llm_rerank_")
+	return strings.HasPrefix(name, Prefix+"embed_") || strings.HasPrefix(name, Prefix+"rerank_")
 }
 
 // Lookup finds a builtin metric by name.

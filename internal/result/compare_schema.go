@@ -111,7 +111,7 @@ type LimitResult struct {
 	NeededSamples int64  `json:"needed_samples,omitempty"`
 	Reason        string `json:"reason,omitempty"`
 	// Rule is the limit itself (not in the JSON: Limit is its text).
-	Rule compare.Limit `json:"-"`
+	Rule compare.RegressionLimit `json:"-"`
 }
 
 // Broken is the number of limits broken.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmstream/xk6-llmstream/internal/compare"
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
 
@@ -31,7 +32,7 @@ type CompareOptions struct {
 // Compare compares every Trend and Rate metric and group the two sides
 // share, and tests the limits on them. A limit that names no compared metric,
 // or a metric of the other kind, is an InputError.
-func Compare(base, cand Side, sel rundata.Selection, limits []compare.Limit, o CompareOptions) (*Comparison, error) {
+func Compare(base, cand Side, sel rundata.Selection, limits []compare.RegressionLimit, o CompareOptions) (*Comparison, error) {
 	rep := &Comparison{Schema: CompareSchema, Selection: SelectionOf(sel), Metrics: []CompareMetric{}, Rates: []CompareRate{},
 		Limits: []LimitResult{}, Warnings: []string{}, Confidence: o.Level, Resamples: o.Resamples, Seed: o.Seed}
 	rep.Baseline, rep.BaselineFiles = Merged(base.Data.Reader, base.Label), Inputs(base.Data.Reader)
@@ -77,7 +78,7 @@ func Compare(base, cand Side, sel rundata.Selection, limits []compare.Limit, o C
 
 // checkLimits makes sure each limit that names a metric names a compared one
 // of its kind.
-func checkLimits(limits []compare.Limit, trends, rates []string) error {
+func checkLimits(limits []compare.RegressionLimit, trends, rates []string) error {
 	for _, l := range limits {
 		switch {
 		case l.Metric == "":
@@ -94,7 +95,7 @@ func checkLimits(limits []compare.Limit, trends, rates []string) error {
 
 // compareTrend compares a Trend's groups and tests the Trend limits that
 // apply to it.
-func (rep *Comparison) compareTrend(name string, base, cand *rundata.Data, limits []compare.Limit, used []bool, o CompareOptions) error {
+func (rep *Comparison) compareTrend(name string, base, cand *rundata.Data, limits []compare.RegressionLimit, used []bool, o CompareOptions) error {
 	opts := []compare.Option{compare.Level(o.Level), compare.Seed(o.Seed), compare.Resamples(o.Resamples), compare.Stats(o.Stats...)}
 	cm := CompareMetric{Name: name, Unit: base.Unit(name)}
 	for _, p := range rep.sharedGroups(name, base, cand) {
@@ -129,8 +130,8 @@ func (rep *Comparison) compareTrend(name string, base, cand *rundata.Data, limit
 // llm_client_lag, the client's own health, which says whether the figures
 // can be trusted rather than how the system under test performed (name it,
 // llm_client_lag:p99=10%, to limit it).
-func limitApplies(l compare.Limit, name string) bool {
-	if l.Metric == "" && name == ClientLagMetric {
+func limitApplies(l compare.RegressionLimit, name string) bool {
+	if l.Metric == "" && name == metrics.ClientLag {
 		return false
 	}
 	return l.Applies(name)
@@ -138,7 +139,7 @@ func limitApplies(l compare.Limit, name string) bool {
 
 // compareRate compares a Rate's groups and tests the rate limits that apply
 // to it.
-func (rep *Comparison) compareRate(name string, base, cand *rundata.Data, limits []compare.Limit, used []bool, level float64) error {
+func (rep *Comparison) compareRate(name string, base, cand *rundata.Data, limits []compare.RegressionLimit, used []bool, level float64) error {
 	lower := compare.RateLowerIsBetter(name)
 	cr := CompareRate{Name: name, LowerIsBetter: lower}
 	for _, p := range rep.sharedGroups(name, base, cand) {
@@ -226,7 +227,7 @@ func (rep *Comparison) sharedGroups(metric string, base, cand *rundata.Data) []p
 // evalLimit tests a Trend limit on a group's comparison, and returns the
 // bounds of the change (relative or absolute, as the limit is): NaN when
 // it is untested.
-func evalLimit(l compare.Limit, metric, group string, res compare.Result) (LimitResult, float64, float64) {
+func evalLimit(l compare.RegressionLimit, metric, group string, res compare.Result) (LimitResult, float64, float64) {
 	lr := LimitResult{Limit: l.String(), Metric: metric, Group: group, Stat: string(l.Stat), Rule: l}
 	nan := math.NaN()
 	for _, ch := range res.Changes {

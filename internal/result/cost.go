@@ -1,10 +1,9 @@
 package result
 
-import "github.com/llmstream/xk6-llmstream/internal/rundata"
-
-// CostMetric is the Counter of each request's cost, in the currency of the
-// Client's prices (llmstream.js, option prices): one sample per request.
-const CostMetric = "llm_cost"
+import (
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
+	"github.com/llmstream/xk6-llmstream/internal/rundata"
+)
 
 // Cost is the cost of a run's requests, in the currency of the Client's
 // prices: in all (the run, or every input together) and per group.
@@ -29,7 +28,7 @@ type GroupCost struct {
 // costs fills the summary's cost when the inputs have llm_cost samples.
 func (rep *Summary) costs(d *rundata.Data) {
 	c := &Cost{Groups: []GroupCost{}}
-	for _, s := range d.Series(CostMetric) {
+	for _, s := range d.Series(metrics.Cost) {
 		if s.Counter == nil || s.Counter.N == 0 {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
@@ -13,7 +14,7 @@ import (
 // inputs with a selection, collect, summarize, and evaluate the checks — in
 // one pass over the inputs.
 func Example() {
-	sel := rundata.Selection{Metrics: []string{"llm_ttft"}, Also: []string{result.FailedMetric}, By: []string{"model"}}
+	sel := rundata.Selection{Metrics: []string{"llm_ttft"}, Also: []string{metrics.RequestsFailed}, By: []string{"model"}}
 	in := []rundata.Input{{Path: "../../testdata/k6/k6v2_llm_synthetic.json.gz", Label: "run"}}
 	r := rundata.NewReader(sel, in, rundata.Options{Warn: io.Discard})
 
@@ -31,7 +32,7 @@ func Example() {
 		p99 := g.Percentiles[3]
 		fmt.Printf("%s %s: %.1f ms over %d samples\n", g.Label, p99.Name, p99.Value, g.Count)
 	}
-	for _, g := range sum.Metric(result.FailedMetric).Groups {
+	for _, g := range sum.Metric(metrics.RequestsFailed).Groups {
 		fmt.Printf("%s failed: %.4f\n", g.Label, *g.Rate)
 	}
 	rep, err := ev.Evaluate(r, checks)

@@ -126,7 +126,7 @@ func TestGoodputRuleIsOne(t *testing.T) {
 			checks = append(checks, c...)
 		}
 		r := rundata.NewReader(rundata.Selection{}, []rundata.Input{{Path: path, Label: "run"}}, rundata.Options{Metadata: true})
-		rs := &result.SLO{Checks: checks, TypeOf: func(m string) k6json.Type { typ, _, _ := r.TypeOf(m); return typ }}
+		rs := &result.SLOChecks{Checks: checks, TypeOf: func(m string) k6json.Type { typ, _, _ := r.TypeOf(m); return typ }}
 		join := rundata.NewRequests(rs.Streams())
 		if _, err := rundata.Collect(r, rundata.CollectOptions{Requests: join}); err != nil {
 			t.Fatal(err)

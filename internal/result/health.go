@@ -4,18 +4,9 @@ import (
 	"fmt"
 
 	"github.com/llmstream/xk6-llmstream/internal/headroom"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
-)
-
-// The metrics of the instrument's own health and of prompt caching, as
-// llmstream.js and the helper emit them.
-const (
-	ClientLagMetric   = "llm_client_lag"          // Trend, ms: how late the client path itself was
-	ZeroGapsMetric    = "llm_itl_zero_gaps"       // Counter: ITL gaps that were exactly 0 (events of one read); earlier releases wrote a Rate, one sample per gap
-	ITLMetric         = "llm_itl"                 // Trend, ms
-	InputTokensMetric = "llm_input_tokens"        // Counter
-	CachedInputMetric = "llm_cached_input_tokens" // Counter: the input tokens served from the cache
 )
 
 // LimitedByLoadGenerator applies the one rule of the load-generator warning
@@ -43,7 +34,7 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 		}
 		return h
 	}
-	for _, s := range d.Series(ClientLagMetric) {
+	for _, s := range d.Series(metrics.ClientLag) {
 		if s.Trend != nil && s.Count() > 0 {
 			h := get(s)
 			h.LagCount = s.Count()
@@ -51,7 +42,7 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 		}
 	}
 	zeros := map[string]float64{} // the Counter form's zero gaps, by group
-	for _, s := range d.Series(ZeroGapsMetric) {
+	for _, s := range d.Series(metrics.ITLZeroGaps) {
 		switch {
 		case s.Counter != nil:
 			get(s)
@@ -61,7 +52,7 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 			h.ZeroGapShare, h.Gaps = F64(s.Rate.Value()), s.Count()
 		}
 	}
-	for _, s := range d.Series(ITLMetric) {
+	for _, s := range d.Series(metrics.ITL) {
 		h := groups[s.Group.Key]
 		if h == nil || s.Trend == nil || s.Count() == 0 {
 			continue
@@ -80,7 +71,7 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 			case h.Limited:
 				h.Warning = headroom.Line(why)
 				if alert {
-					w := fmt.Sprintf("%s%s: %s", ClientLagMetric, rundata.GroupSuffix(k), h.Warning)
+					w := fmt.Sprintf("%s%s: %s", metrics.ClientLag, rundata.GroupSuffix(k), h.Warning)
 					rep.Warnings, rep.Alerts = append(rep.Warnings, w), append(rep.Alerts, w)
 				}
 			case why != "":
@@ -101,10 +92,10 @@ func p(s *rundata.Series, n float64) float64 {
 // group that has both counters.
 func (rep *Summary) cacheHits(d *rundata.Data) {
 	inputs := map[string]*rundata.Series{}
-	for _, s := range d.Series(InputTokensMetric) {
+	for _, s := range d.Series(metrics.InputTokens) {
 		inputs[s.Group.Key] = s
 	}
-	for _, s := range d.Series(CachedInputMetric) {
+	for _, s := range d.Series(metrics.CachedInputTokens) {
 		in := inputs[s.Group.Key]
 		if s.Counter == nil || in == nil || in.Counter == nil {
 			continue

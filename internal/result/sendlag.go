@@ -4,13 +4,9 @@ import (
 	"fmt"
 
 	"github.com/llmstream/xk6-llmstream/internal/headroom"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 )
-
-// ArrivalLatenessMetric is the send lag of open-loop load as llmstream.js
-// records it (replay(), arrivals()): how long after its scheduled time each
-// request was sent, ms.
-const ArrivalLatenessMetric = "llm_arrival_lateness"
 
 // SendLag is one group's send lag of open-loop load and the degraded-replay
 // verdict (loadgen.JudgeSendLag, the rule the runner's warning
@@ -31,7 +27,7 @@ type SendLag struct {
 // sendLag fills the summary's send lag per group of llm_arrival_lateness and
 // warns when a replay was degraded.
 func (rep *Summary) sendLag(d *rundata.Data) {
-	for _, s := range d.Series(ArrivalLatenessMetric) {
+	for _, s := range d.Series(metrics.ArrivalLateness) {
 		if s.Trend == nil || s.Count() == 0 {
 			continue
 		}
@@ -41,7 +37,7 @@ func (rep *Summary) sendLag(d *rundata.Data) {
 		var why string
 		if g.Degraded, why = headroom.JudgeSendLag(*g.P50, *g.P99, int(g.Count)); g.Degraded {
 			g.Warning = "the replay was degraded: " + why
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %s", ArrivalLatenessMetric, rundata.GroupSuffix(s.Group.Key), g.Warning))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %s", metrics.ArrivalLateness, rundata.GroupSuffix(s.Group.Key), g.Warning))
 		}
 		rep.SendLag = append(rep.SendLag, g)
 	}

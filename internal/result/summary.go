@@ -6,14 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/numfmt"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/shape"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
 )
-
-// FailedMetric is the Rate of failed requests the summary warns about.
-const FailedMetric = "llm_requests_failed"
 
 // DefaultMaxFailureRate is the share of failed requests above which a
 // summary warns.
@@ -22,7 +20,7 @@ const DefaultMaxFailureRate = 0.05
 // Options are the statistical choices of a summary.
 type Options struct {
 	Stats stats.Options
-	// MaxFailureRate: warn when the share of failed requests (FailedMetric)
+	// MaxFailureRate: warn when the share of failed requests (metrics.RequestsFailed)
 	// is above it.
 	MaxFailureRate float64
 	// Throughput measures Data.Requests, when they were joined.
@@ -70,7 +68,7 @@ func Summarize(d *rundata.Data, o Options) *Summary {
 			case s.Rate != nil:
 				rate := s.Rate.Value()
 				g.Rate, g.NonZero, g.ErrorKinds = &rate, &s.Rate.NonZero, s.Rate.Kinds
-				if name == FailedMetric && rate > o.MaxFailureRate {
+				if name == metrics.RequestsFailed && rate > o.MaxFailureRate {
 					g.Notes = append(g.Notes, fmt.Sprintf("%s of requests failed, above %s", numfmt.Percent(rate), numfmt.Percent(o.MaxFailureRate)))
 					w := fmt.Sprintf("%s: %s of %d requests failed (above %s): the latency figures describe only the requests that succeeded",
 						s.Label(), numfmt.Percent(rate), g.Count, numfmt.Percent(o.MaxFailureRate))
@@ -84,7 +82,7 @@ func Summarize(d *rundata.Data, o Options) *Summary {
 			case s.Gauge != nil:
 				g.Value, g.Min, g.Max = F64(s.Gauge.Last), F64(s.Gauge.Min), F64(s.Gauge.Max)
 			}
-			if name != FailedMetric && warn {
+			if name != metrics.RequestsFailed && warn {
 				for _, n := range g.Notes {
 					if fs != nil && n == fs.note {
 						continue // said once for the metric, below
@@ -100,22 +98,30 @@ func Summarize(d *rundata.Data, o Options) *Summary {
 		rep.Warnings = append(rep.Warnings, notes...)
 		rep.Metrics = append(rep.Metrics, m)
 	}
-	rep.clientHealth(d, selected(sel, ClientLagMetric))
+	rep.clientHealth(d, selected(sel, metrics.ClientLag))
 	rep.cacheHits(d)
 	rep.sendLag(d)
 	rep.costs(d)
-	if d.Requests != nil {
-		rep.Throughput = Throughputs(d.Requests, o.Throughput)
-		if legacy := d.Requests.LegacyFiles; len(legacy) > 0 {
-			var names []string
-			for _, f := range legacy {
-				names = append(names, d.Reader.Inputs()[f].Label)
-			}
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("request ids of %s are of an older release (VU-sequence, the same in every run): their requests are joined within each file only",
-				strings.Join(names, ", ")))
-		}
-	}
+	rep.requests(d, o)
 	return rep
+}
+
+// requests adds what the per-request records give: the throughput, and a
+// warning naming the files of an older release, whose request ids join
+// requests within each file only.
+func (rep *Summary) requests(d *rundata.Data, o Options) {
+	if d.Requests == nil {
+		return
+	}
+	rep.Throughput = Throughputs(d.Requests, o.Throughput)
+	if legacy := d.Requests.LegacyFiles; len(legacy) > 0 {
+		var names []string
+		for _, f := range legacy {
+			names = append(names, d.Reader.Inputs()[f].Label)
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("request ids of %s are of an older release (VU-sequence, the same in every run): their requests are joined within each file only",
+			strings.Join(names, ", ")))
+	}
 }
 
 // trendGroup fills a Trend group: extremes, mean, percentiles with their
@@ -203,7 +209,7 @@ func fewWarning(metric string, few []fewSamples) string {
 // none named, takes every llm_* metric).
 func selected(sel rundata.Selection, name string) bool {
 	if len(sel.Metrics) == 0 {
-		return strings.HasPrefix(name, "llm_")
+		return strings.HasPrefix(name, metrics.Prefix)
 	}
 	return slices.Contains(sel.Metrics, name)
 }

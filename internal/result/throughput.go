@@ -1,11 +1,11 @@
 package result
 
 import (
-	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"math"
 	"slices"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/rundata"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
 	"github.com/llmstream/xk6-llmstream/internal/thresholds"
@@ -13,8 +13,8 @@ import (
 
 // Goodput sources: what decided that a request was good.
 const (
-	GoodBySLO    = "slo"         // the per-request SLO limits (--slo, a sweep's SLO)
-	GoodBySLOMet = "llm_slo_met" // the module's own per-request verdict
+	GoodBySLO    = "slo"          // the per-request SLO limits (--slo, a sweep's SLO)
+	GoodBySLOMet = metrics.SLOMet // the module's own per-request verdict
 )
 
 // RequestPercentiles are the percentiles of the per-request rates: the low
@@ -78,7 +78,7 @@ type ThroughputOptions struct {
 	Confidence float64
 	// SLO judges each request for goodput; nil or without limits, a
 	// request's llm_slo_met sample does, when the module recorded one.
-	SLO *SLO
+	SLO *SLOChecks
 }
 
 // Throughputs measures every group of a join, in group order.
@@ -192,7 +192,7 @@ func rateDist(sorted []float64, confidence float64) RateDist {
 
 // goodputSource says what judges the requests: the SLO's limits, else the
 // module's llm_slo_met, else nothing; nothing too when a request has no id.
-func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLO) string {
+func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLOChecks) string {
 	if j.Untracked > 0 {
 		return ""
 	}
@@ -205,8 +205,9 @@ func goodputSource(j *rundata.Requests, reqs []*rundata.Request, slo *SLO) strin
 	return ""
 }
 
-// SLO judges single requests on SLO limits in k6's threshold syntax.
-type SLO struct {
+// SLOChecks judge single requests on SLO limits written in k6's threshold
+// syntax, by the one goodput rule of metrics.SLO (the one SLO type).
+type SLOChecks struct {
 	Checks []thresholds.Check
 	// Deadline, when set, is a per-token deadline every token must meet
 	// (metrics.Deadline): the request's llm_deadline_met sample, which the
@@ -217,7 +218,7 @@ type SLO struct {
 }
 
 // Streams are the (sub)metrics the join must keep per request for the SLO.
-func (s *SLO) Streams() []rundata.RequestStream {
+func (s *SLOChecks) Streams() []rundata.RequestStream {
 	var out []rundata.RequestStream
 	if s == nil {
 		return out
@@ -236,7 +237,7 @@ func (s *SLO) Streams() []rundata.RequestStream {
 	return out
 }
 
-func (s *SLO) good(j *rundata.Requests, q *rundata.Request, source string) bool {
+func (s *SLOChecks) good(j *rundata.Requests, q *rundata.Request, source string) bool {
 	if !q.Ended || q.Failed {
 		return false
 	}
@@ -253,7 +254,7 @@ func (s *SLO) good(j *rundata.Requests, q *rundata.Request, source string) bool 
 // to be); its sample of a Rate is on the good side. Samples a request cannot
 // have (TPOT of one token, no gap) do not fail it; other missing samples do.
 // Limits on Counters and Gauges have no per-request meaning and are left out.
-func (s *SLO) Met(j *rundata.Requests, q *rundata.Request) bool {
+func (s *SLOChecks) Met(j *rundata.Requests, q *rundata.Request) bool {
 	if !q.Ended || q.Failed {
 		return false
 	}
@@ -280,7 +281,7 @@ func (s *SLO) Met(j *rundata.Requests, q *rundata.Request) bool {
 
 // rule is the SLO as the goodput rule's limits, with the join's stream of
 // each (-1: the join did not keep it).
-func (s *SLO) rule(j *rundata.Requests) (*metrics.SLO, []int) {
+func (s *SLOChecks) rule(j *rundata.Requests) (*metrics.SLO, []int) {
 	rule := &metrics.SLO{Deadline: s.Deadline}
 	var streams []int
 	for _, c := range s.Checks {
@@ -303,7 +304,7 @@ func (s *SLO) rule(j *rundata.Requests) (*metrics.SLO, []int) {
 	return rule, streams
 }
 
-func (s *SLO) typeOf(metric string) k6json.Type {
+func (s *SLOChecks) typeOf(metric string) k6json.Type {
 	if s.TypeOf == nil {
 		return k6json.Trend
 	}

@@ -91,7 +91,7 @@ func TestThroughputByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rundata.NewReader(rundata.Selection{By: []string{"model"}}, []rundata.Input{{Path: path, Label: "run"}}, rundata.Options{Metadata: true})
-	slo := &result.SLO{Checks: checks, TypeOf: func(m string) k6json.Type { typ, _, _ := r.TypeOf(m); return typ }}
+	slo := &result.SLOChecks{Checks: checks, TypeOf: func(m string) k6json.Type { typ, _, _ := r.TypeOf(m); return typ }}
 	join := rundata.NewRequests(slo.Streams())
 	d, err := rundata.Collect(r, rundata.CollectOptions{Requests: join})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 )
 
 // CompareGroups orders groups for every table, legend and comparison: label
@@ -114,8 +116,8 @@ func sign(n int) int {
 }
 
 // metricOrder is the order of the llm_* metrics in a report; others follow by name.
-var metricOrder = []string{"llm_ttft", "llm_ttft_answer", "llm_tpot", "llm_itl", "llm_e2e",
-	"llm_output_tokens", "llm_input_tokens", "llm_requests_failed"}
+var metricOrder = []string{metrics.TTFT, metrics.TTFTAnswer, metrics.TPOT, metrics.ITL, metrics.E2E,
+	metrics.OutputTokens, metrics.InputTokens, metrics.RequestsFailed}
 
 // OrderMetrics orders metric names for a report: those asked for first, in
 // the order asked; then the llm_* metrics in the order of their definitions;

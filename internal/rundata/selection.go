@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/k6json"
+	"github.com/llmstream/xk6-llmstream/internal/metrics"
 )
 
 // Selection says which samples to keep and how to group them.
@@ -64,7 +65,7 @@ func (s Selection) Keeps(name string) bool {
 		return true
 	}
 	if len(s.Metrics) == 0 {
-		return strings.HasPrefix(name, "llm_")
+		return strings.HasPrefix(name, metrics.Prefix)
 	}
 	return slices.Contains(s.Metrics, name)
 }

@@ -102,6 +102,18 @@ const ms = float64(time.Millisecond)
 // machine's idle CPU share during the run (nil: unknown); itl the mock's
 // inter-token latency.
 func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64, cpus int, itl time.Duration, lim Limits) *Report {
+	r := &Report{CPUHeadroom: headroom, CPUs: cpus}
+	var c comparison
+	c.compare(r, recs, candidates(logs))
+	r.summarize(&c)
+	byLevel := r.lagByLevel(c.spans)
+	r.judge(headroom, lim, lim.maxLag(itl), byLevel)
+	return r
+}
+
+// candidates are the mock's successful streamed requests that wrote text,
+// in the order of their first text write.
+func candidates(logs []mockllm.RequestLog) []*logReq {
 	var cands []*logReq
 	for i := range logs {
 		l := &logs[i]
@@ -115,16 +127,27 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 		cands = append(cands, &logReq{arrival: l.ArrivalNS, firstWrite: w[0], writes: w, omitted: l.EventsOmitted > 0})
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].firstWrite < cands[j].firstWrite })
+	return cands
+}
 
-	r := &Report{CPUHeadroom: headroom, CPUs: cpus}
-	var ttftErr, lag, itlErr, clientLag []float64
-	var lagWrite []int64 // the write time of each lag's event
-	var gaps, zero, trueZero int
-	type point struct {
-		start, end int64
-		lagP       []float64
-	}
-	var spans []point
+// comparison gathers, over the records, the errors against the mock's
+// writes (ms) and the spans of the requests.
+type comparison struct {
+	ttftErr, lag, itlErr, clientLag []float64
+	lagWrite                        []int64 // the write time of each lag's event
+	gaps, zero, trueZero            int
+	spans                           []span
+}
+
+// span is one request's time in flight and its events' lags (ms).
+type span struct {
+	start, end int64
+	lagP       []float64
+}
+
+// compare matches each successful streamed record with its mock request and
+// gathers the differences; r counts the requests and the matches.
+func (c *comparison) compare(r *Report, recs []records.Record, cands []*logReq) {
 	for i := range recs {
 		rec := &recs[i]
 		if !rec.OK() || rec.TTFTNS == nil || len(rec.TextNS) == 0 || rec.Unanswered {
@@ -132,7 +155,7 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 		}
 		r.Requests++
 		if rec.ClientLagNS != nil {
-			clientLag = append(clientLag, float64(*rec.ClientLagNS)/ms)
+			c.clientLag = append(c.clientLag, float64(*rec.ClientLagNS)/ms)
 		}
 		reads := make([]int64, len(rec.TextNS))
 		at := rec.StartNS
@@ -141,52 +164,66 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 			reads[j] = at
 		}
 		for _, g := range rec.TextNS[1:] {
-			gaps++
+			c.gaps++
 			if g == 0 {
-				zero++
+				c.zero++
 			}
 		}
-		sp := point{start: rec.StartNS, end: rec.StartNS + rec.E2ENS}
-		c := match(cands, reads[0], len(reads))
-		if c != nil {
+		sp := span{start: rec.StartNS, end: rec.StartNS + rec.E2ENS}
+		if m := match(cands, reads[0], len(reads)); m != nil {
 			r.Matched++
-			ttftErr = append(ttftErr, float64(*rec.TTFTNS-(c.firstWrite-c.arrival))/ms)
-			n := min(len(reads), len(c.writes))
-			for j := 1; j < n; j++ {
-				d := float64(reads[j]-c.writes[j]) / ms
-				lag = append(lag, d)
-				lagWrite = append(lagWrite, c.writes[j])
-				sp.lagP = append(sp.lagP, d)
-				itlErr = append(itlErr, math.Abs(float64((reads[j]-reads[j-1])-(c.writes[j]-c.writes[j-1]))/ms))
-				if c.writes[j] == c.writes[j-1] {
-					trueZero++
-				}
-			}
+			c.ttftErr = append(c.ttftErr, float64(*rec.TTFTNS-(m.firstWrite-m.arrival))/ms)
+			sp.lagP = c.events(reads, m.writes)
 		}
-		spans = append(spans, sp)
+		c.spans = append(c.spans, sp)
 	}
-	r.Events = len(lag)
-	r.TTFTErrorP50, r.TTFTErrorP99 = pct(ttftErr, 50), pct(ttftErr, 99)
-	r.LagP50, r.LagP99, r.LagP999 = pct(lag, 50), pct(lag, 99), pct(lag, 99.9)
-	r.ITLErrorP99 = pct(itlErr, 99)
-	if len(lag) > 0 {
-		lo, hi := LagP99Interval(lag, lagWrite)
+}
+
+// events compares a matched request's reads with the mock's writes, event
+// by event after the first, and returns the lags.
+func (c *comparison) events(reads, writes []int64) []float64 {
+	var lags []float64
+	n := min(len(reads), len(writes))
+	for j := 1; j < n; j++ {
+		d := float64(reads[j]-writes[j]) / ms
+		c.lag = append(c.lag, d)
+		c.lagWrite = append(c.lagWrite, writes[j])
+		lags = append(lags, d)
+		c.itlErr = append(c.itlErr, math.Abs(float64((reads[j]-reads[j-1])-(writes[j]-writes[j-1]))/ms))
+		if writes[j] == writes[j-1] {
+			c.trueZero++
+		}
+	}
+	return lags
+}
+
+// summarize sets the report's percentiles and shares from the comparison.
+func (r *Report) summarize(c *comparison) {
+	r.Events = len(c.lag)
+	r.TTFTErrorP50, r.TTFTErrorP99 = pct(c.ttftErr, 50), pct(c.ttftErr, 99)
+	r.LagP50, r.LagP99, r.LagP999 = pct(c.lag, 50), pct(c.lag, 99), pct(c.lag, 99.9)
+	r.ITLErrorP99 = pct(c.itlErr, 99)
+	if len(c.lag) > 0 {
+		lo, hi := LagP99Interval(c.lag, c.lagWrite)
 		for i, v := range []float64{lo, hi} {
 			if !math.IsInf(v, 0) {
 				r.LagP99CI[i] = &v
 			}
 		}
 	}
-	if gaps > 0 {
-		r.ZeroGapShare = float64(zero) / float64(gaps)
-		r.TrueZeroGapShare = float64(trueZero) / float64(gaps)
+	if c.gaps > 0 {
+		r.ZeroGapShare = float64(c.zero) / float64(c.gaps)
+		r.TrueZeroGapShare = float64(c.trueZero) / float64(c.gaps)
 	}
-	if len(clientLag) > 0 {
-		v := pct(clientLag, 99)
+	if len(c.clientLag) > 0 {
+		v := pct(c.clientLag, 99)
 		r.ClientLagP99 = &v
 	}
+}
 
-	// In flight at each request's start; the lag by that level.
+// lagByLevel sets the peak of streams in flight and returns the lags by the
+// number in flight at each request's start.
+func (r *Report) lagByLevel(spans []span) map[int][]float64 {
 	starts := make([]int64, len(spans))
 	ends := make([]int64, len(spans))
 	for i, s := range spans {
@@ -203,8 +240,12 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 	if r.PeakStreams == 0 && len(spans) > 0 {
 		r.PeakStreams = 1
 	}
+	return byLevel
+}
 
-	bound := lim.maxLag(itl)
+// judge says whether the machine is the bottleneck (too little idle CPU, or
+// a lag p99 over bound) and above how many streams, and writes the verdict.
+func (r *Report) judge(headroom *float64, lim Limits, bound time.Duration, byLevel map[int][]float64) {
 	if headroom != nil && *headroom < lim.MinHeadroom {
 		r.Bottleneck = true
 		r.BottleneckAbove = r.PeakStreams
@@ -238,7 +279,6 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 		x := max(math.Abs(r.TTFTErrorP99), r.LagP99, r.ITLErrorP99)
 		r.Verdict = fmt.Sprintf("at this load (%d streams at peak), numbers from this machine are good to ±%.2f ms at p99", r.PeakStreams, x)
 	}
-	return r
 }
 
 // match finds the mock request a record read: the unused one whose first

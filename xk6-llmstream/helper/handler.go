@@ -137,18 +137,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// serveStream serves one POST of the stream path: it admits and parses the
+// request, streams upstream, records the result and answers.
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get(HopHeader) != "" {
-		h.refuse(w, r, loopRefusal())
+	if !h.admit(w, r) {
 		return
 	}
-	if h.cfg.token != "" && !h.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="xk6-llmstream helper"`)
-		h.refuse(w, r, &requestError{http.StatusUnauthorized, KindUnauthorized,
-			"this helper requires its token: send \"Authorization: Bearer <token>\" (the module does when LLMSTREAM_HELPER_TOKEN or the Client's helperToken is set)"})
-		return
-	}
-
 	bp := h.getBuf()
 	defer h.putBuf(bp)
 	body, rerr := h.readBody(w, r, (*bp)[:0])
@@ -158,22 +152,65 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, rerr := parseStreamRequest(body, &h.cfg)
+	if rerr == nil {
+		rerr = h.checkUpstream(p)
+	}
 	if rerr != nil {
 		h.refuse(w, r, rerr)
 		return
 	}
+	rec, rr, gone := h.measure(r, p)
+	if gone {
+		// The k6 side went away; the engine has stopped the upstream request.
+		h.canceled.Add(1)
+		return
+	}
+	h.observe(rec, rr)
+	out := appendAnswer((*bp)[:0], newAnswer(rr, rec, &answerOptions{
+		samples:      p.samples,
+		keepText:     p.keepText,
+		keepTimeline: p.req.KeepTimeline,
+		maxText:      h.cfg.maxText,
+		red:          p.redactor,
+	}))
+	*bp = out
+	writeJSON(w, answerStatus(rec), out)
+}
+
+// admit refuses a request that looped back through a helper or lacks the
+// helper's token, and says whether it may go on.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get(HopHeader) != "" {
+		h.refuse(w, r, loopRefusal())
+		return false
+	}
+	if h.cfg.token != "" && !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="xk6-llmstream helper"`)
+		h.refuse(w, r, &requestError{http.StatusUnauthorized, KindUnauthorized,
+			"this helper requires its token: send \"Authorization: Bearer <token>\" (the module does when LLMSTREAM_HELPER_TOKEN or the Client's helperToken is set)"})
+		return false
+	}
+	return true
+}
+
+// checkUpstream refuses an upstream off the allow-list or the helper itself.
+func (h *Handler) checkUpstream(p *parsed) *requestError {
 	if !h.cfg.allow.Allows(p.url) {
-		h.refuse(w, r, &requestError{http.StatusForbidden, KindForbidden,
+		return &requestError{http.StatusForbidden, KindForbidden,
 			"upstream host " + strconv.Quote(p.url.Host) + " is not on the helper's allow-list (" +
 				h.cfg.allow.String() + "); start the helper with --allow " + p.url.Hostname() +
-				" (xk6-llmstream run allows the host of LLM_BASE_URL)"})
-		return
+				" (xk6-llmstream run allows the host of LLM_BASE_URL)"}
 	}
 	if isSelf(p.url, h.self) {
-		h.refuse(w, r, selfRefusal(p.url))
-		return
+		return selfRefusal(p.url)
 	}
+	return nil
+}
 
+// measure streams the request upstream and writes its record, with the
+// server's load at the start, the audits and the client's lag; gone says
+// the k6 side went away meanwhile.
+func (h *Handler) measure(r *http.Request, p *parsed) (*stream.Record, *records.Record, bool) {
 	mark := h.canary.mark()
 	server := h.cfg.sampler.Latest() // the server's load at the start, for the record
 	gpu := h.cfg.gpuSampler.Latest()
@@ -189,15 +226,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		h.failed.Add(1)
 		h.failures.add(string(rec.Err.Kind), p.redactor.String(rec.Err.Message))
 	}
-	log := h.cfg.logger
-	if log.Enabled(r.Context(), slog.LevelDebug) {
-		kind := ""
-		if rec.Err != nil {
-			kind = string(rec.Err.Kind)
-		}
-		log.Debug("stream", "upstream", p.logURL, "api", string(rec.Dialect), "status", rec.Status,
-			"error", kind, "ttft", rec.TTFT, "e2e", rec.E2E, "events", rec.Events)
-	}
+	h.logStream(r, p, rec)
 	gone := r.Context().Err() != nil
 	rr := toRecord(rec, p, gone, server)
 	if gpu != nil && gpu.GPU != nil {
@@ -218,12 +247,26 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		rr.ClientLagNS = &ns
 	}
 	h.record(rr)
-	if gone {
-		// The k6 side went away; the engine has stopped the upstream request.
-		h.canceled.Add(1)
+	return rec, rr, gone
+}
+
+// logStream logs a stream at debug level.
+func (h *Handler) logStream(r *http.Request, p *parsed, rec *stream.Record) {
+	log := h.cfg.logger
+	if !log.Enabled(r.Context(), slog.LevelDebug) {
 		return
 	}
+	kind := ""
+	if rec.Err != nil {
+		kind = string(rec.Err.Kind)
+	}
+	log.Debug("stream", "upstream", p.logURL, "api", string(rec.Dialect), "status", rec.Status,
+		"error", kind, "ttft", rec.TTFT, "e2e", rec.E2E, "events", rec.Events)
+}
 
+// observe adds an answered request to the helper's health figures: the
+// inter-token gaps, the client's lag and the send lag (warm-up excluded).
+func (h *Handler) observe(rec *stream.Record, rr *records.Record) {
 	for _, g := range rec.ITL {
 		h.itl.add(g)
 	}
@@ -233,15 +276,6 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	if lag, ok := metrics.SendLagNS(rr); ok && !rr.Warmup {
 		h.sends.add(metrics.MS(lag))
 	}
-	out := appendAnswer((*bp)[:0], newAnswer(rr, rec, &answerOptions{
-		samples:      p.samples,
-		keepText:     p.keepText,
-		keepTimeline: p.req.KeepTimeline,
-		maxText:      h.cfg.maxText,
-		red:          p.redactor,
-	}))
-	*bp = out
-	writeJSON(w, answerStatus(rec), out)
 }
 
 // stream runs the upstream request, counted as active while it runs. It ends

@@ -143,17 +143,8 @@ func badRequest(format string, args ...any) *requestError {
 // never quote header values or the body.
 func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	var sr StreamRequest
-	if err := json.Unmarshal(data, &sr); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return nil, badRequest("request is not valid JSON: %v (at byte %d)", se, se.Offset)
-		case errors.As(err, &te):
-			return nil, badRequest("field %q: want %s, got JSON %s", te.Field, te.Type, te.Value)
-		default:
-			return nil, badRequest("request is not a JSON object: %v", err)
-		}
+	if rerr := decodeJSON(data, &sr); rerr != nil {
+		return nil, rerr
 	}
 	if rerr := checkModuleVersion(sr.ModuleVersion); rerr != nil {
 		return nil, rerr
@@ -184,21 +175,10 @@ func parseStreamRequest(data []byte, c *config) (*parsed, *requestError) {
 	if rerr != nil {
 		return nil, rerr
 	}
-	h := make(http.Header, len(sr.Headers))
-	for name, value := range sr.Headers {
-		if !validHeaderName(name) {
-			return nil, badRequest("header name %q is not a valid HTTP header name", name)
-		}
-		if strings.ContainsAny(value, "\r\n\x00") {
-			return nil, badRequest("header %q: value holds a line break or NUL", name)
-		}
-		key := http.CanonicalHeaderKey(name)
-		if hopHeaders[key] {
-			continue
-		}
-		h[key] = append(h[key], value)
+	h, rerr := upstreamHeader(sr.Headers)
+	if rerr != nil {
+		return nil, rerr
 	}
-	h.Set(HopHeader, "1") // a helper that receives it refuses the request (no loops)
 	samples, rerr := sr.Samples.options()
 	if rerr != nil {
 		return nil, rerr
@@ -249,6 +229,46 @@ func (sr *StreamRequest) checks(body []byte) (*auditor, *outputCheck, *stream.Ab
 	}
 	abandon, rerr := sr.Abandon.abandon()
 	return audit, output, abandon, rerr
+}
+
+// decodeJSON decodes a request body into v, with an error that says where
+// the JSON breaks or which field has the wrong type.
+func decodeJSON(data []byte, v any) *requestError {
+	err := json.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return badRequest("request is not valid JSON: %v (at byte %d)", se, se.Offset)
+	case errors.As(err, &te):
+		return badRequest("field %q: want %s, got JSON %s", te.Field, te.Type, te.Value)
+	default:
+		return badRequest("request is not a JSON object: %v", err)
+	}
+}
+
+// upstreamHeader checks the request's headers and returns those sent
+// upstream: hop-by-hop headers dropped, the helper's hop mark added.
+func upstreamHeader(headers map[string]string) (http.Header, *requestError) {
+	h := make(http.Header, len(headers))
+	for name, value := range headers {
+		if !validHeaderName(name) {
+			return nil, badRequest("header name %q is not a valid HTTP header name", name)
+		}
+		if strings.ContainsAny(value, "\r\n\x00") {
+			return nil, badRequest("header %q: value holds a line break or NUL", name)
+		}
+		key := http.CanonicalHeaderKey(name)
+		if hopHeaders[key] {
+			continue
+		}
+		h[key] = append(h[key], value)
+	}
+	h.Set(HopHeader, "1") // a helper that receives it refuses the request (no loops)
+	return h, nil
 }
 
 // checkModuleVersion refuses a module whose version is not the helper's: the

@@ -80,37 +80,11 @@ func Serve(ctx context.Context, cfg ServeConfig) (Served, error) {
 	if cfg.GPUMetrics != "" && cfg.Records == "" {
 		return out, ErrGPUMetricsNeedsRecords
 	}
-	opts := append([]Option(nil), cfg.Options...)
-	every := cfg.ScrapeInterval
-	if every == 0 {
-		every = serverstats.DefaultInterval
+	sampler, gpuSampler, sopts, err := startSamplers(cfg, &out)
+	if err != nil {
+		return out, err
 	}
-	var gpuSampler *serverstats.Sampler
-	if cfg.GPUMetrics != "" {
-		if err := serverstats.CheckURL("--gpu-metrics", cfg.GPUMetrics); err != nil {
-			return out, fmt.Errorf("%w: %w", ErrGPUMetrics, err)
-		}
-		s, err := serverstats.StartSampler(cfg.GPUMetrics, every, cfg.ScrapeOptions...)
-		if err != nil {
-			return out, fmt.Errorf("%w: %w", ErrGPUMetrics, err)
-		}
-		gpuSampler = s
-		opts = append(opts, WithGPUSampler(s))
-	}
-	var sampler *serverstats.Sampler
-	if cfg.Scrape != "" {
-		if err := serverstats.CheckURL("--scrape", cfg.Scrape); err != nil {
-			out.GPUScrapes = gpuSampler.Stop()
-			return out, err
-		}
-		s, err := serverstats.StartSampler(cfg.Scrape, every, cfg.ScrapeOptions...)
-		if err != nil {
-			out.GPUScrapes = gpuSampler.Stop()
-			return out, err
-		}
-		sampler = s
-		opts = append(opts, WithServerSampler(s))
-	}
+	opts := append(append([]Option(nil), cfg.Options...), sopts...)
 	stopSampler := func() { out.Scrapes, out.GPUScrapes = sampler.Stop(), gpuSampler.Stop() }
 	var rw *records.Writer
 	if cfg.Records != "" {
@@ -156,4 +130,40 @@ func Serve(ctx context.Context, cfg ServeConfig) (Served, error) {
 		serveErr = fmt.Errorf("helper stopped: %w", serveErr)
 	}
 	return out, errors.Join(readyErr, serveErr, shutErr, recErr)
+}
+
+// startSamplers starts the samplers of cfg's GPUMetrics and Scrape (nil when
+// not asked for) and returns the options that give them to the handler. On
+// an error none runs; a GPU sampler already started is stopped, its counts
+// in out.
+func startSamplers(cfg ServeConfig, out *Served) (sampler, gpuSampler *serverstats.Sampler, opts []Option, err error) {
+	every := cfg.ScrapeInterval
+	if every == 0 {
+		every = serverstats.DefaultInterval
+	}
+	if cfg.GPUMetrics != "" {
+		if err := serverstats.CheckURL("--gpu-metrics", cfg.GPUMetrics); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: %w", ErrGPUMetrics, err)
+		}
+		s, err := serverstats.StartSampler(cfg.GPUMetrics, every, cfg.ScrapeOptions...)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: %w", ErrGPUMetrics, err)
+		}
+		gpuSampler = s
+		opts = append(opts, WithGPUSampler(s))
+	}
+	if cfg.Scrape != "" {
+		if err := serverstats.CheckURL("--scrape", cfg.Scrape); err != nil {
+			out.GPUScrapes = gpuSampler.Stop()
+			return nil, nil, nil, err
+		}
+		s, err := serverstats.StartSampler(cfg.Scrape, every, cfg.ScrapeOptions...)
+		if err != nil {
+			out.GPUScrapes = gpuSampler.Stop()
+			return nil, nil, nil, err
+		}
+		sampler = s
+		opts = append(opts, WithServerSampler(s))
+	}
+	return sampler, gpuSampler, opts, nil
 }

@@ -670,6 +670,14 @@ export interface DatasetOptions {
   name?: string;
 }
 
+/**
+ * Where Dataset reads a data file: an absolute path or file:// URL as given; a
+ * relative one ('./data/x.jsonl', 'data/x.jsonl') resolved from the calling
+ * script's folder by its import.meta (k6 v0.54+), e.g.
+ * `new Dataset(dataURL(__ENV.LLM_DATASET || './data/x.jsonl', import.meta))`.
+ */
+export function dataURL(path: string, importMeta: ImportMeta): string;
+
 /** A JSONL dataset in a SharedArray (one copy per k6 process). Create it in the init context. */
 export class Dataset {
   /**

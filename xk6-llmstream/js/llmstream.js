@@ -48,14 +48,15 @@ export {
   REQUEST_ID_METADATA,
   WORKLOAD_METRICS,
   ENTRY_ID_METADATA,
+  CALL_METRICS,
 } from './lib/names.js';
 export { Client } from './lib/client.js';
-export { CALL_APIS, CALL_METRICS } from './lib/calls.js';
+export { CALL_APIS } from './lib/calls.js';
 export { durationMs } from './lib/durations.js';
 export { endpointURL } from './lib/urls.js';
 export { dialectBody, FIXED_LENGTH_DIALECTS } from './lib/dialects.js';
 export { image } from './lib/media.js';
-export { parseDataset, Dataset } from './lib/dataset.js';
+export { parseDataset, Dataset, dataURL } from './lib/dataset.js';
 export { Session } from './lib/session.js';
 export { Agent, toolsFor } from './lib/agent.js';
 export { prng, gammaSampler } from './lib/random.js';

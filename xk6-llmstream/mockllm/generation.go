@@ -88,12 +88,10 @@ func (s *Server) generation(d dialect) http.HandlerFunc {
 	}
 }
 
+// serveGeneration serves one generation request: admitted, planned, maybe
+// faulted, then queued for a slot and answered.
 func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d dialect) {
-	g := &gen{s: s, d: d, enc: encoders[d], w: w, arrival: time.Now(), seq: s.seq.Add(1) - 1, endpoint: r.URL.Path}
-	s.counters.requests.Add(1)
-	if s.log != nil {
-		g.log = &RequestLog{Seq: g.seq, ArrivalNS: g.arrival.UnixNano(), Endpoint: g.endpoint, Dialect: string(d)}
-	}
+	g := s.newGen(w, r, d)
 	defer g.done()
 	defer context.AfterFunc(r.Context(), g.stampGone)()
 
@@ -120,7 +118,29 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, d diale
 	if g.injectFault() {
 		return
 	}
+	g.serve(ctx, cancel, req)
+}
 
+// newGen starts a generation request's state, counted and stamped with its
+// arrival and sequence number.
+func (s *Server) newGen(w http.ResponseWriter, r *http.Request, d dialect) *gen {
+	g := &gen{
+		s: s, d: d, enc: encoders[d], w: w,
+		arrival:  time.Now(),
+		seq:      s.seq.Add(1) - 1,
+		endpoint: r.URL.Path,
+	}
+	s.counters.requests.Add(1)
+	if s.log != nil {
+		g.log = &RequestLog{Seq: g.seq, ArrivalNS: g.arrival.UnixNano(), Endpoint: g.endpoint, Dialect: string(d)}
+	}
+	return g
+}
+
+// serve queues a planned request for a slot of its model's pool (or refuses
+// it when the queue is full), then streams or writes the answer.
+func (g *gen) serve(ctx context.Context, cancel context.CancelFunc, req *genRequest) {
+	s, w, d := g.s, g.w, g.d
 	g.p = s.poolFor(g.model)
 	waiter, err := g.p.enqueue()
 	granted := time.Now() // when the slot was free at once
@@ -268,8 +288,26 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 		g.text = newTokens(req.EchoWords)
 	}
 
-	fr := requestRand(s.cfg.Seed, g.seq, purposeFault)
-	var at float64
+	at := g.drawFault(req)
+	invalid := g.drawLengths(req)
+	if g.fault == FaultPause && g.mc.Faults.PauseAt > 0 {
+		at = g.mc.Faults.PauseAt
+	}
+	g.faultAt = 1 + int(at*float64(g.total-1))
+	g.drawPrefill()
+	g.decode = requestRand(s.cfg.Seed, g.seq, purposeDecode)
+
+	g.id = g.enc.id(g.seq)
+	if g.log != nil {
+		g.logPlan(req, invalid)
+	}
+	return nil
+}
+
+// drawFault draws the request's fault and where in the stream it strikes (a
+// share of the events).
+func (g *gen) drawFault(req *genRequest) (at float64) {
+	fr := requestRand(g.s.cfg.Seed, g.seq, purposeFault)
 	g.fault, at = g.mc.Faults.draw(fr)
 	if !req.Stream && (g.fault == FaultNotStreamed || g.fault.midstream()) {
 		g.fault = FaultNone // stream faults need a stream; the draw still happened
@@ -279,7 +317,14 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 		// chunks in one JSON array (application/json).
 		req.GeminiArray = true
 	}
+	return at
+}
 
+// drawLengths draws the answer's and the reasoning's lengths within the
+// request's bounds (a structured answer is its JSON document, a tool call
+// its pieces) and returns why a structured answer is invalid ("" when not).
+func (g *gen) drawLengths(req *genRequest) (invalid string) {
+	s := g.s
 	lr := requestRand(s.cfg.Seed, g.seq, purposeLength)
 	limit := min(req.MaxTokens, maxOutputTokens)
 	answer := DefaultOutputTokens
@@ -289,7 +334,6 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 	case limit > 0:
 		answer = limit
 	}
-	invalid := ""
 	if req.Format != nil {
 		// A structured answer is a JSON document, as long as it is.
 		var toks []string
@@ -323,11 +367,13 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 		}
 	}
 	g.reasoning, g.total = reasoning, reasoning+answer
-	if g.fault == FaultPause && g.mc.Faults.PauseAt > 0 {
-		at = g.mc.Faults.PauseAt
-	}
-	g.faultAt = 1 + int(at*float64(g.total-1))
+	return invalid
+}
 
+// drawPrefill draws the prefill time from the uncached and cached input
+// tokens, capped, plus a burst's delay when one covers the arrival.
+func (g *gen) drawPrefill() {
+	s := g.s
 	pr := requestRand(s.cfg.Seed, g.seq, purposePrefill)
 	pf := g.mc.Prefill
 	work := pf.Base + time.Duration(g.input-g.cached)*pf.PerInputToken + time.Duration(g.cached)*pf.PerCachedToken
@@ -338,28 +384,26 @@ func (g *gen) plan(ctx context.Context, req *genRequest) error {
 	if s.cfg.Burst.covers(g.arrival.Sub(s.created)) {
 		g.prefill += s.cfg.Burst.Delay
 	}
-	g.decode = requestRand(s.cfg.Seed, g.seq, purposeDecode)
+}
 
-	g.id = g.enc.id(g.seq)
-	if g.log != nil {
-		l := g.log
-		l.Model, l.Stream, l.Fault = g.model, req.Stream, g.fault
-		l.InputTokens, l.CachedTokens = g.input, g.cached
-		l.OutputTokens, l.ReasoningTokens = g.total, g.reasoning
-		l.FinishReason = g.finishWord()
-		if t := g.tool; t != nil {
-			l.ToolCall = &RequestLogTool{Name: t.name, ID: t.id, Arguments: t.args}
-		}
-		l.PrefillNS = int64(g.prefill)
-		l.ImageTokens = req.ImageTokens
-		if req.Format != nil {
-			l.OutputInvalid = invalid
-			if invalid == "" {
-				l.OutputInvalid = "valid"
-			}
+// logPlan writes the plan into the request's log entry.
+func (g *gen) logPlan(req *genRequest, invalid string) {
+	l := g.log
+	l.Model, l.Stream, l.Fault = g.model, req.Stream, g.fault
+	l.InputTokens, l.CachedTokens = g.input, g.cached
+	l.OutputTokens, l.ReasoningTokens = g.total, g.reasoning
+	l.FinishReason = g.finishWord()
+	if t := g.tool; t != nil {
+		l.ToolCall = &RequestLogTool{Name: t.name, ID: t.id, Arguments: t.args}
+	}
+	l.PrefillNS = int64(g.prefill)
+	l.ImageTokens = req.ImageTokens
+	if req.Format != nil {
+		l.OutputInvalid = invalid
+		if invalid == "" {
+			l.OutputInvalid = "valid"
 		}
 	}
-	return nil
 }
 
 // promptTokens counts the prompt's tokens with the Server's tokenizer and

@@ -218,21 +218,20 @@ func (s *Server) keyOK(r *http.Request) bool {
 
 // dialectOf is the dialect of error answers for paths that are not a
 // generation endpoint: each API's own prefix (ollama /api/, Cohere /v2/,
-// Gemini /v1beta/), Anthropic for /v1/messages or a request with
-// anthropic-version, OpenAI otherwise.
+// Gemini /v1beta/: endpoints.APIPrefixes), Anthropic for a request with
+// anthropic-version, the generation dialect the path implies
+// (endpoints.PathDialects), OpenAI otherwise.
 func dialectOf(r *http.Request) dialect {
-	p := r.URL.Path
-	switch {
-	case strings.HasPrefix(p, "/api/"):
-		return ollama
-	case strings.HasPrefix(p, "/v2/"):
-		return cohere
-	case strings.HasPrefix(p, "/v1beta/"):
-		return gemini
-	case strings.HasSuffix(p, "/messages") || r.Header.Get("anthropic-version") != "":
+	if d := endpoints.DialectOfPrefix(r.URL.Path); d != "" {
+		return dialect(d)
+	}
+	if r.Header.Get("anthropic-version") != "" {
 		return anthropicMessages
-	case p == "/v1/responses":
-		return openAIResponses
+	}
+	if d := endpoints.DialectOfPath(r.URL.Path); d != "" {
+		if _, ok := endpoints.Of(d); ok { // a generation dialect, not a call's
+			return dialect(d)
+		}
 	}
 	return openAIChat
 }

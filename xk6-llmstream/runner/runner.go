@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 
 	var mock *mockServer
 	if useMock {
-		if mock, err = startMock(cfg.MockProfile, cfg.MockLog, cfg.MockCmd); err != nil {
+		if mock, err = startRunMock(cfg, why, say); err != nil {
 			return 0, err
 		}
 		defer func() {
@@ -140,17 +140,6 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 			}
 		}()
 		env = setEnv(env, BaseURLEnv, mock.url)
-		if cfg.OnMock != nil {
-			cfg.OnMock(mock.url)
-		}
-		profile := "default profile"
-		if cfg.MockProfile != "" {
-			profile = "profile " + cfg.MockProfile
-		}
-		if cfg.MockCmd != nil && childMockSupported {
-			profile += ", a process of its own"
-		}
-		say("mock LLM at %s (%s; %s), given to k6 as %s", mock.url, why, profile, BaseURLEnv)
 	}
 
 	token, err := newToken()
@@ -161,8 +150,107 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	helperCtx, stopHelper := context.WithCancel(context.Background())
-	defer stopHelper()
+	hs, stopHelper, err := startHelper(cfg, token, allowList, scrape, stderr, say)
+	if err != nil {
+		return 0, err
+	}
+	// finish stops the helper once k6 has exited and says what it did; a
+	// records file that could not be written fails the run, as it fails the
+	// helper command: its analysis would miss requests.
+	var served helper.Served
+	finish := sync.OnceValue(func() error {
+		var err error
+		served, err = stopHelper()
+		reportServed(served, cfg.Records, scrape, say)
+		return err
+	})
+	defer func() {
+		if ferr := finish(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
+	env = setEnv(env, HelperEnv, hs.URL())
+	env = setEnv(env, HelperTokenEnv, token)
+	if LookupEnv(env, CacheSaltEnv) == "" {
+		env = setEnv(env, CacheSaltEnv, NewCacheSalt())
+	}
+	say("helper at %s (upstreams allowed: %s), given to k6 as %s", hs.URL(), allowList, HelperEnv)
+
+	code, idle, err := runK6(ctx, k6, cfg, env, say)
+	if err != nil {
+		return 0, err
+	}
+	ferr := finish()
+	reportFailures(served.Failures, say)
+	reportExit(code, say)
+	reportHealth(served.Health, idle, say)
+	reportSendLag(served.Health, say)
+	return code, ferr
+}
+
+// runK6 runs k6 to its end and returns its exit code and the machine's idle
+// CPU share while it ran (nil when unknown: not Linux).
+func runK6(ctx context.Context, k6 string, cfg Config, env []string, say func(string, ...any)) (int, *float64, error) {
+	cmd := k6Command(k6, cfg, env)
+	say("running %s run …", k6)
+	cpuBefore, cpuErr := ReadCPU()
+	waitErr, note, err := StartK6(cmd, cfg.K6Nice)
+	if err != nil {
+		return 0, nil, fmt.Errorf("starting k6 (%s): %w", k6, err)
+	}
+	if note != "" {
+		say("warning: %s", note)
+	}
+	code, err := supervise(ctx, cmd, waitErr, cfg.Signals, say)
+	if err != nil {
+		return 0, nil, err
+	}
+	var idle *float64
+	if cpuAfter, err := ReadCPU(); err == nil && cpuErr == nil {
+		idle = cpuAfter.IdleSince(cpuBefore)
+	}
+	return code, idle, nil
+}
+
+// reportServed says what the helper served: streams, records, scrapes.
+func reportServed(served helper.Served, records, scrape string, say func(string, ...any)) {
+	st := served.Stats
+	say("helper served %d stream(s): %d failed, %d refused", st.Streams, st.Failed, st.Refused)
+	if records != "" {
+		say("records %s: %s", records, served.Records)
+	}
+	if scrape != "" {
+		sc := served.Scrapes
+		say("scrapes: %d ok, %d failed%s", sc.Scrapes, sc.Errors, lastError(sc.LastError))
+	}
+}
+
+// startRunMock starts the mock for a run, tells cfg.OnMock its URL and says
+// where it listens, why it runs and with which profile.
+func startRunMock(cfg Config, why string, say func(string, ...any)) (*mockServer, error) {
+	mock, err := startMock(cfg.MockProfile, cfg.MockLog, cfg.MockCmd)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.OnMock != nil {
+		cfg.OnMock(mock.url)
+	}
+	profile := "default profile"
+	if cfg.MockProfile != "" {
+		profile = "profile " + cfg.MockProfile
+	}
+	if cfg.MockCmd != nil && childMockSupported {
+		profile += ", a process of its own"
+	}
+	say("mock LLM at %s (%s; %s), given to k6 as %s", mock.url, why, profile, BaseURLEnv)
+	return mock, nil
+}
+
+// startHelper serves the helper in the background for one run and returns
+// it once it listens, with the function that stops it and returns what it
+// served. When it cannot start, the error says why.
+func startHelper(cfg Config, token string, allowList *helper.AllowList, scrape string, stderr io.Writer, say func(string, ...any)) (*helper.Server, func() (helper.Served, error), error) {
+	helperCtx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *helper.Server, 1)
 	type outcome struct {
 		served helper.Served
@@ -191,68 +279,17 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 		})
 		stopped <- outcome{served, err}
 	}()
-	var hs *helper.Server
 	select {
-	case hs = <-ready:
+	case hs := <-ready:
+		return hs, func() (helper.Served, error) {
+			cancel()
+			o := <-stopped
+			return o.served, o.err
+		}, nil
 	case o := <-stopped:
-		return 0, o.err
+		cancel()
+		return nil, nil, o.err
 	}
-	// finish stops the helper once k6 has exited and says what it did; a
-	// records file that could not be written fails the run, as it fails the
-	// helper command: its analysis would miss requests.
-	var served helper.Served
-	finish := sync.OnceValue(func() error {
-		stopHelper()
-		o := <-stopped
-		served = o.served
-		st := served.Stats
-		say("helper served %d stream(s): %d failed, %d refused", st.Streams, st.Failed, st.Refused)
-		if cfg.Records != "" {
-			say("records %s: %s", cfg.Records, served.Records)
-		}
-		if scrape != "" {
-			sc := served.Scrapes
-			say("scrapes: %d ok, %d failed%s", sc.Scrapes, sc.Errors, lastError(sc.LastError))
-		}
-		return o.err
-	})
-	defer func() {
-		if ferr := finish(); ferr != nil && err == nil {
-			err = ferr
-		}
-	}()
-	env = setEnv(env, HelperEnv, hs.URL())
-	env = setEnv(env, HelperTokenEnv, token)
-	if LookupEnv(env, CacheSaltEnv) == "" {
-		env = setEnv(env, CacheSaltEnv, NewCacheSalt())
-	}
-	say("helper at %s (upstreams allowed: %s), given to k6 as %s", hs.URL(), allowList, HelperEnv)
-
-	cmd := k6Command(k6, cfg, env)
-	say("running %s run …", k6)
-	cpuBefore, cpuErr := ReadCPU()
-	waitErr, note, err := StartK6(cmd, cfg.K6Nice)
-	if err != nil {
-		return 0, fmt.Errorf("starting k6 (%s): %w", k6, err)
-	}
-	if note != "" {
-		say("warning: %s", note)
-	}
-
-	code, err = supervise(ctx, cmd, waitErr, cfg.Signals, say)
-	if err != nil {
-		return 0, err
-	}
-	var idle *float64 // the machine's idle CPU share while k6 ran (Linux)
-	if cpuAfter, err := ReadCPU(); err == nil && cpuErr == nil {
-		idle = cpuAfter.IdleSince(cpuBefore)
-	}
-	ferr := finish()
-	reportFailures(served.Failures, say)
-	reportExit(code, say)
-	reportHealth(served.Health, idle, say)
-	reportSendLag(served.Health, say)
-	return code, ferr
 }
 
 // reportFailures says why requests failed, once k6 has exited: how many, by

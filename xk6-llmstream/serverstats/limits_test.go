@@ -253,3 +253,35 @@ func TestNextDelay(t *testing.T) {
 		t.Errorf("an interval over MaxBackoff: %v", got)
 	}
 }
+
+// TestLoop: the loop scrapes at once, stops when ctx ends, and calls slow
+// only for a scrape that took over half the interval (a 1 ms sleep against a
+// 1 ms interval; nothing against an hour).
+func TestLoop(t *testing.T) {
+	for _, tc := range []struct {
+		interval, sleep time.Duration
+		wantSlow        int
+	}{
+		{time.Hour, 0, 0},
+		{time.Millisecond, time.Millisecond, 3},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		calls, slow := 0, 0
+		Loop(ctx, tc.interval, func(context.Context) bool {
+			calls++
+			time.Sleep(tc.sleep)
+			if calls == 3 || tc.interval == time.Hour {
+				cancel()
+			}
+			return calls%2 == 0
+		}, func() { slow++ })
+		cancel()
+		wantCalls := 3
+		if tc.interval == time.Hour {
+			wantCalls = 1
+		}
+		if calls != wantCalls || slow != tc.wantSlow {
+			t.Errorf("interval %v: %d scrapes, %d slow; want %d, %d", tc.interval, calls, slow, wantCalls, tc.wantSlow)
+		}
+	}
+}

@@ -225,8 +225,11 @@ func NextDelay(interval, took time.Duration, failures int) time.Duration {
 	return max(interval, min(d, MaxBackoff))
 }
 
-func (s *Sampler) loop(ctx context.Context) {
-	defer close(s.done)
+// Loop is the one scrape loop (the Sampler's and the sweep's): it calls
+// scrape at once and then every interval — later after a slow or failed
+// scrape (NextDelay; scrape reports whether it succeeded) — until ctx ends.
+// slow is called after each scrape that took more than half the interval.
+func Loop(ctx context.Context, interval time.Duration, scrape func(context.Context) bool, slow func()) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	failures := 0
@@ -237,18 +240,25 @@ func (s *Sampler) loop(ctx context.Context) {
 		case <-timer.C:
 		}
 		start := time.Now()
-		ok := s.once(ctx)
+		ok := scrape(ctx)
 		took := time.Since(start)
 		if failures++; ok {
 			failures = 0 // counts the failures in a row
 		}
-		if took > s.interval/2 {
-			s.mu.Lock()
-			s.stats.Slow++
-			s.mu.Unlock()
+		if took > interval/2 {
+			slow()
 		}
-		timer.Reset(NextDelay(s.interval, took, failures))
+		timer.Reset(NextDelay(interval, took, failures))
 	}
+}
+
+func (s *Sampler) loop(ctx context.Context) {
+	defer close(s.done)
+	Loop(ctx, s.interval, s.once, func() {
+		s.mu.Lock()
+		s.stats.Slow++
+		s.mu.Unlock()
+	})
 }
 
 // once scrapes and reports whether it succeeded.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // The non-streaming dialects: embeddings and rerank. A request of one of
@@ -63,21 +62,6 @@ func (d Dialect) CallKind() string {
 		return KindEmbed
 	case CohereRerank, Rerank:
 		return KindRerank
-	}
-	return ""
-}
-
-// callFromPath is the call dialect an endpoint path implies, "" when none.
-func callFromPath(p string) Dialect {
-	switch {
-	case strings.HasSuffix(p, "/embeddings"):
-		return OpenAIEmbeddings
-	case strings.HasSuffix(p, "/v2/embed"):
-		return CohereEmbed
-	case strings.HasSuffix(p, "/v2/rerank"):
-		return CohereRerank
-	case strings.HasSuffix(p, "/rerank"):
-		return Rerank
 	}
 	return ""
 }

@@ -6,11 +6,13 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"github.com/valyala/fastjson"
 )
 
 // DialectFromPath returns the dialect an endpoint path implies, or "" when the
-// path does not tell: ".../chat/completions" → OpenAIChat, ".../completions" →
+// path does not tell, by the one table internal/endpoints.PathDialects:
+// ".../chat/completions" → OpenAIChat, ".../completions" →
 // OpenAICompletions, ".../messages" → AnthropicMessages, ".../responses" →
 // OpenAIResponses, "...:streamGenerateContent" (or ":generateContent") →
 // Gemini, ".../v2/chat" → Cohere, ".../api/chat" and ".../api/generate" →
@@ -18,24 +20,7 @@ import (
 // → CohereEmbed, ".../v2/rerank" → CohereRerank, ".../rerank" → Rerank. A
 // trailing slash is ignored.
 func DialectFromPath(path string) Dialect {
-	p := strings.TrimRight(path, "/")
-	switch {
-	case strings.HasSuffix(p, "/chat/completions"):
-		return OpenAIChat
-	case strings.HasSuffix(p, "/completions"):
-		return OpenAICompletions
-	case strings.HasSuffix(p, "/messages"):
-		return AnthropicMessages
-	case strings.HasSuffix(p, "/responses"):
-		return OpenAIResponses
-	case strings.HasSuffix(p, ":streamGenerateContent"), strings.HasSuffix(p, ":generateContent"):
-		return Gemini
-	case strings.HasSuffix(p, "/v2/chat"):
-		return Cohere
-	case strings.HasSuffix(p, "/api/chat"), strings.HasSuffix(p, "/api/generate"):
-		return Ollama
-	}
-	return callFromPath(p)
+	return Dialect(endpoints.DialectOfPath(path))
 }
 
 // dialectFromURL is DialectFromPath for a full URL ("" if it does not parse).

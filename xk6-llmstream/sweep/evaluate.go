@@ -76,7 +76,7 @@ func (s Spec) Evaluate(r *Reading, offered float64, below *Level) Level {
 		Offered: offered, LevelS: tp.levelS, WindowS: tp.window, Requests: tp.requests, Failed: tp.failed,
 		RPS: m.RPS.Value, AchievedRPS: num(tp.achieved), OutputTPS: m.OutputTPS.Value, GoodputRPS: m.GoodputRPS.Value,
 		TotalTPS: m.TotalTPS.Value, Throughput: &m, HTTPFailed: r.HTTPFailed,
-		Dropped: int64(math.Round(r.Dropped)), Limits: []Limit{}, Saturation: []string{}, Incomplete: []string{},
+		Dropped: int64(math.Round(r.Dropped)), Limits: []LimitVerdict{}, Saturation: []string{}, Incomplete: []string{},
 	}
 	if r.HasIterations {
 		n := int64(math.Round(r.Iterations))

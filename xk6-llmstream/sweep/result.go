@@ -130,9 +130,9 @@ type Level struct {
 	HTTPFailed      int64  `json:"http_req_failed"`
 	// Incomplete says why the level's requests do not cover it (empty: they
 	// do); such a level fails.
-	Incomplete []string `json:"incomplete"`
-	Latency    []Dist   `json:"latency"`
-	Limits     []Limit  `json:"limits"`
+	Incomplete []string       `json:"incomplete"`
+	Latency    []Dist         `json:"latency"`
+	Limits     []LimitVerdict `json:"limits"`
 	// Saturation says why the level counts as over-saturated (empty: it
 	// does not).
 	Saturation []string `json:"saturation"`

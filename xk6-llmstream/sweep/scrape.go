@@ -180,32 +180,15 @@ func (sc *scraper) mockStarted(base string) {
 	sc.mu.Unlock()
 }
 
-// loop scrapes at once and then every interval, later after a slow or
-// failed scrape (serverstats.NextDelay).
+// loop scrapes with serverstats' loop: at once and then every interval,
+// later after a slow or failed scrape.
 func (sc *scraper) loop(ctx context.Context) {
 	defer close(sc.done)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	failures := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
-		start := time.Now()
-		ok := sc.once(ctx)
-		took := time.Since(start)
-		if failures++; ok {
-			failures = 0
-		}
-		if took > sc.cfg.Interval/2 {
-			sc.mu.Lock()
-			sc.out.Slow++
-			sc.mu.Unlock()
-		}
-		timer.Reset(serverstats.NextDelay(sc.cfg.Interval, took, failures))
-	}
+	serverstats.Loop(ctx, sc.cfg.Interval, sc.once, func() {
+		sc.mu.Lock()
+		sc.out.Slow++
+		sc.mu.Unlock()
+	})
 }
 
 // once scrapes the URLs known yet (the server's, the GPUs') and reports

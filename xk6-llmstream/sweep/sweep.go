@@ -166,7 +166,7 @@ func runLevel(ctx context.Context, cfg Config, run Run, done []Level) (Level, er
 	if code != 0 && code != ExitThresholdsFailed {
 		// k6 failed or was interrupted: the level fails, but its summary
 		// counts the requests its output holds, when it can be read.
-		lv := Level{Offered: run.Offered, Limits: []Limit{}, Saturation: []string{}, Incomplete: []string{}}
+		lv := Level{Offered: run.Offered, Limits: []LimitVerdict{}, Saturation: []string{}, Incomplete: []string{}}
 		if err == nil {
 			lv = cfg.Spec.Evaluate(rd, run.Offered, highestBelow(done, run.Offered))
 		}

@@ -31,7 +31,7 @@ func (s Spec) measure(r *Reading) (throughput, result.Throughput) {
 	for i := range r.Join.List {
 		reqs[i] = &r.Join.List[i]
 	}
-	slo := &result.SLO{Checks: s.SLO, Deadline: s.Deadline, TypeOf: knownOr}
+	slo := &result.SLOChecks{Checks: s.SLO, Deadline: s.Deadline, TypeOf: knownOr}
 	m := result.MeasureThroughput(r.Join, reqs, result.ThroughputOptions{Confidence: s.Confidence, SLO: slo})
 	t := throughput{window: m.WindowS, requests: m.Requests, failed: m.Failed, achieved: math.NaN(), lastEndS: math.NaN()}
 	t.levelS = s.LevelDuration.Seconds()

@@ -21,8 +21,8 @@ func worse(a, b result.Verdict) result.Verdict {
 	return a
 }
 
-// Limit is one SLO limit judged on one level.
-type Limit struct {
+// LimitVerdict is one SLO limit judged on one level.
+type LimitVerdict struct {
 	Check    string   `json:"check"`
 	Count    int64    `json:"count"`
 	Observed *float64 `json:"observed"`
@@ -38,8 +38,8 @@ type Limit struct {
 // aggregates (avg, min, max, count, a Counter's rate, a Gauge's value) have no
 // interval here and are judged on their value, which Reason says. A check
 // without data fails: a level that cannot show it meets the SLO does not pass.
-func judge(c thresholds.Check, d thresholds.Data, confidence float64) Limit {
-	l := Limit{Check: c.Source, Count: d.Count}
+func judge(c thresholds.Check, d thresholds.Data, confidence float64) LimitVerdict {
+	l := LimitVerdict{Check: c.Source, Count: d.Count}
 	if res := c.Evaluate(d); res.Defined {
 		l.Observed = num(res.Observed)
 	}

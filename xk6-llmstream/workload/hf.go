@@ -347,23 +347,7 @@ func newDecoder(raw json.RawMessage) (decodeFunc, error) {
 			return toks
 		}, nil
 	case "ByteLevel":
-		var inv = map[rune]byte{}
-		for b, r := range byteLevelChars {
-			inv[r] = byte(b)
-		}
-		return func(toks []string) []string {
-			var b []byte
-			for _, t := range toks {
-				for _, r := range t {
-					if c, ok := inv[r]; ok {
-						b = append(b, c)
-					} else {
-						b = utf8.AppendRune(b, r)
-					}
-				}
-			}
-			return []string{strings.ToValidUTF8(string(b), "\uFFFD")}
-		}, nil
+		return byteLevelDecoder(), nil
 	case "Replace":
 		if j.Pattern == nil || j.Pattern.String == nil {
 			return nil, nil
@@ -376,28 +360,7 @@ func newDecoder(raw json.RawMessage) (decodeFunc, error) {
 			return toks
 		}, nil
 	case "ByteFallback":
-		return func(toks []string) []string {
-			var out []string
-			var pend []byte
-			flush := func() {
-				if pend != nil {
-					out = append(out, strings.ToValidUTF8(string(pend), "\uFFFD"))
-					pend = nil
-				}
-			}
-			for _, t := range toks {
-				if len(t) == 6 && strings.HasPrefix(t, "<0x") && t[5] == '>' {
-					if v, err := strconv.ParseUint(t[3:5], 16, 8); err == nil {
-						pend = append(pend, byte(v))
-						continue
-					}
-				}
-				flush()
-				out = append(out, t)
-			}
-			flush()
-			return out
-		}, nil
+		return byteFallbackDecoder, nil
 	case "Fuse":
 		return func(toks []string) []string { return []string{strings.Join(toks, "")} }, nil
 	case "Strip":
@@ -432,4 +395,50 @@ func newDecoder(raw json.RawMessage) (decodeFunc, error) {
 		}, nil
 	}
 	return nil, nil
+}
+
+// byteLevelDecoder maps ByteLevel's runes back to their bytes and the bytes
+// to text (invalid UTF-8 replaced).
+func byteLevelDecoder() decodeFunc {
+	inv := map[rune]byte{}
+	for b, r := range byteLevelChars {
+		inv[r] = byte(b)
+	}
+	return func(toks []string) []string {
+		var b []byte
+		for _, t := range toks {
+			for _, r := range t {
+				if c, ok := inv[r]; ok {
+					b = append(b, c)
+				} else {
+					b = utf8.AppendRune(b, r)
+				}
+			}
+		}
+		return []string{strings.ToValidUTF8(string(b), "\uFFFD")}
+	}
+}
+
+// byteFallbackDecoder turns runs of <0xNN> byte tokens into their text.
+func byteFallbackDecoder(toks []string) []string {
+	var out []string
+	var pend []byte
+	flush := func() {
+		if pend != nil {
+			out = append(out, strings.ToValidUTF8(string(pend), "\uFFFD"))
+			pend = nil
+		}
+	}
+	for _, t := range toks {
+		if len(t) == 6 && strings.HasPrefix(t, "<0x") && t[5] == '>' {
+			if v, err := strconv.ParseUint(t[3:5], 16, 8); err == nil {
+				pend = append(pend, byte(v))
+				continue
+			}
+		}
+		flush()
+		out = append(out, t)
+	}
+	flush()
+	return out
 }

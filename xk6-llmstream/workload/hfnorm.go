@@ -64,28 +64,7 @@ func newNormalizer(raw json.RawMessage) (normalizeFunc, error) {
 	}
 	switch j.Type {
 	case "Sequence":
-		var steps []normalizeFunc
-		for _, r := range j.Normalizers {
-			f, err := newNormalizer(r)
-			if err != nil {
-				return nil, err
-			}
-			if f != nil {
-				steps = append(steps, f)
-			}
-		}
-		if len(steps) == 0 {
-			return nil, nil
-		}
-		return func(s string) (string, error) {
-			var err error
-			for _, f := range steps {
-				if s, err = f(s); err != nil {
-					return "", err
-				}
-			}
-			return s, nil
-		}, nil
+		return sequenceNormalizer(j.Normalizers)
 	case "NFC":
 		return func(s string) (string, error) { return norm.NFC.String(s), nil }, nil
 	case "NFD":
@@ -125,23 +104,55 @@ func newNormalizer(raw json.RawMessage) (normalizeFunc, error) {
 			return p + s, nil
 		}, nil
 	case "Replace":
-		if j.Pattern != nil && j.Pattern.String != nil {
-			old, repl := *j.Pattern.String, j.Content
-			if old == "" {
-				return nil, nil
-			}
-			return func(s string) (string, error) { return strings.ReplaceAll(s, old, repl), nil }, nil
-		}
-		re, err := j.Pattern.compile("normalizer Replace")
-		if err != nil {
-			return nil, err
-		}
-		repl := j.Content
-		return func(s string) (string, error) { return replaceRegex(re, s, repl) }, nil
+		return replaceNormalizer(j)
 	case "":
 		return nil, fmt.Errorf("normalizer without a \"type\"")
 	}
 	return nil, fmt.Errorf("normalizer %s is not supported (supported: Sequence, NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Prepend, Replace)", j.Type)
+}
+
+// sequenceNormalizer applies the normalizers of a Sequence in turn (nil when
+// none does anything).
+func sequenceNormalizer(raws []json.RawMessage) (normalizeFunc, error) {
+	var steps []normalizeFunc
+	for _, r := range raws {
+		f, err := newNormalizer(r)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			steps = append(steps, f)
+		}
+	}
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	return func(s string) (string, error) {
+		var err error
+		for _, f := range steps {
+			if s, err = f(s); err != nil {
+				return "", err
+			}
+		}
+		return s, nil
+	}, nil
+}
+
+// replaceNormalizer replaces a string or a regex's matches with the content.
+func replaceNormalizer(j normJSON) (normalizeFunc, error) {
+	if j.Pattern != nil && j.Pattern.String != nil {
+		old, repl := *j.Pattern.String, j.Content
+		if old == "" {
+			return nil, nil
+		}
+		return func(s string) (string, error) { return strings.ReplaceAll(s, old, repl), nil }, nil
+	}
+	re, err := j.Pattern.compile("normalizer Replace")
+	if err != nil {
+		return nil, err
+	}
+	repl := j.Content
+	return func(s string) (string, error) { return replaceRegex(re, s, repl) }, nil
 }
 
 // replaceRegex replaces every match of re in s with repl, literally.

@@ -255,98 +255,11 @@ func newPreTokenizer(raw json.RawMessage) ([]preStep, error) {
 		}
 		return steps, nil
 	case "Split":
-		b, err := parseBehavior(j.Behavior)
-		if err != nil {
-			return nil, fmt.Errorf("pre_tokenizer Split: %w", err)
-		}
-		re, err := j.Pattern.compile("pre_tokenizer Split")
-		if err != nil {
-			return nil, err
-		}
-		inv := j.Invert
-		spans := func(ctx context.Context, s string) ([]span, error) {
-			ms, err := regexSpansCtx(ctx, re, s)
-			if err != nil {
-				return nil, fmt.Errorf("pre_tokenizer Split: %w", err)
-			}
-			if inv {
-				for i := range ms {
-					ms[i].match = !ms[i].match
-				}
-			}
-			return ms, nil
-		}
-		return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
-			return splitPieces(ctx, in, spans, b)
-		}}, nil
+		return splitStep(j)
 	case "ByteLevel":
-		prefix := j.AddPrefixSpace != nil && *j.AddPrefixSpace
-		useRegex := j.UseRegex == nil || *j.UseRegex
-		var re *regexp2.Regexp
-		if useRegex {
-			re = regexp2.MustCompile(gpt2Split, regexp2.None)
-			re.MatchTimeout = regexMatchTimeout
-		}
-		return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
-			out := make([]piece, 0, len(in))
-			for _, p := range in {
-				if prefix && !strings.HasPrefix(p.text, " ") {
-					p.text = " " + p.text
-				}
-				parts := []piece{p}
-				if re != nil {
-					var err error
-					spans := func(ctx context.Context, s string) ([]span, error) { return regexSpansCtx(ctx, re, s) }
-					if parts, err = splitPieces(ctx, parts, spans, isolated); err != nil {
-						return nil, fmt.Errorf("pre_tokenizer ByteLevel: %w", err)
-					}
-				}
-				for _, q := range parts {
-					q.text = byteLevelString(q.text)
-					out = append(out, q)
-				}
-			}
-			return out, nil
-		}}, nil
+		return byteLevelStep(j), nil
 	case "Metaspace":
-		repl := j.Replacement
-		if repl == "" {
-			repl = "▁"
-		}
-		if utf8.RuneCountInString(repl) != 1 {
-			return nil, fmt.Errorf("pre_tokenizer Metaspace: replacement %q is not one character", repl)
-		}
-		scheme := j.PrependScheme
-		if scheme == "" {
-			scheme = "always"
-			if j.AddPrefixSpace != nil && !*j.AddPrefixSpace {
-				scheme = "never"
-			}
-		}
-		if scheme != "always" && scheme != "first" && scheme != "never" {
-			return nil, fmt.Errorf("pre_tokenizer Metaspace: prepend_scheme %q is not always, first or never", scheme)
-		}
-		split := j.Split == nil || *j.Split
-		r, _ := utf8.DecodeRuneInString(repl)
-		return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
-			out := make([]piece, 0, len(in))
-			for _, p := range in {
-				t := strings.ReplaceAll(p.text, " ", repl)
-				if !strings.HasPrefix(t, repl) && (scheme == "always" || scheme == "first" && p.first) {
-					t = repl + t
-				}
-				q := piece{text: t, first: p.first}
-				if !split {
-					out = append(out, q)
-					continue
-				}
-				parts, _ := splitPieces(ctx, []piece{q}, func(_ context.Context, s string) ([]span, error) {
-					return runeSpans(s, func(c rune) bool { return c == r }), nil
-				}, mergedWithNext)
-				out = append(out, parts...)
-			}
-			return out, nil
-		}}, nil
+		return metaspaceStep(j)
 	case "Digits":
 		b := contiguous
 		if j.Individual {
@@ -367,18 +280,7 @@ func newPreTokenizer(raw json.RawMessage) ([]preStep, error) {
 	case "BertPreTokenizer":
 		return []preStep{runeStep(unicode.IsSpace, removed), runeStep(isBertPunct, isolated)}, nil
 	case "Whitespace":
-		re := regexp2.MustCompile(`\w+|[^\w\s]+`, regexp2.None)
-		re.MatchTimeout = regexMatchTimeout
-		spans := func(ctx context.Context, s string) ([]span, error) {
-			ms, err := regexSpansCtx(ctx, re, s)
-			for i := range ms {
-				ms[i].match = !ms[i].match
-			}
-			return ms, err
-		}
-		return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
-			return splitPieces(ctx, in, spans, removed)
-		}}, nil
+		return whitespaceStep(), nil
 	case "CharDelimiterSplit":
 		d, n := utf8.DecodeRuneInString(j.Delimiter)
 		if n == 0 || n != len(j.Delimiter) {
@@ -389,6 +291,128 @@ func newPreTokenizer(raw json.RawMessage) ([]preStep, error) {
 		return nil, fmt.Errorf("pre_tokenizer without a \"type\"")
 	}
 	return nil, fmt.Errorf("pre_tokenizer %s is not supported (supported: Sequence, Split, ByteLevel, Metaspace, Digits, Whitespace, WhitespaceSplit, Punctuation, BertPreTokenizer, CharDelimiterSplit)", j.Type)
+}
+
+// splitStep is the Split pre-tokenizer: a regex's matches (or, inverted, what
+// lies between them) split the pieces with the section's behavior.
+func splitStep(j preJSON) ([]preStep, error) {
+	b, err := parseBehavior(j.Behavior)
+	if err != nil {
+		return nil, fmt.Errorf("pre_tokenizer Split: %w", err)
+	}
+	re, err := j.Pattern.compile("pre_tokenizer Split")
+	if err != nil {
+		return nil, err
+	}
+	inv := j.Invert
+	spans := func(ctx context.Context, s string) ([]span, error) {
+		ms, err := regexSpansCtx(ctx, re, s)
+		if err != nil {
+			return nil, fmt.Errorf("pre_tokenizer Split: %w", err)
+		}
+		if inv {
+			for i := range ms {
+				ms[i].match = !ms[i].match
+			}
+		}
+		return ms, nil
+	}
+	return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
+		return splitPieces(ctx, in, spans, b)
+	}}, nil
+}
+
+// byteLevelStep is the ByteLevel pre-tokenizer: an optional prefix space,
+// GPT-2's split (unless use_regex is false), and the byte-to-rune mapping.
+func byteLevelStep(j preJSON) []preStep {
+	prefix := j.AddPrefixSpace != nil && *j.AddPrefixSpace
+	useRegex := j.UseRegex == nil || *j.UseRegex
+	var re *regexp2.Regexp
+	if useRegex {
+		re = regexp2.MustCompile(gpt2Split, regexp2.None)
+		re.MatchTimeout = regexMatchTimeout
+	}
+	return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
+		out := make([]piece, 0, len(in))
+		for _, p := range in {
+			if prefix && !strings.HasPrefix(p.text, " ") {
+				p.text = " " + p.text
+			}
+			parts := []piece{p}
+			if re != nil {
+				var err error
+				spans := func(ctx context.Context, s string) ([]span, error) { return regexSpansCtx(ctx, re, s) }
+				if parts, err = splitPieces(ctx, parts, spans, isolated); err != nil {
+					return nil, fmt.Errorf("pre_tokenizer ByteLevel: %w", err)
+				}
+			}
+			for _, q := range parts {
+				q.text = byteLevelString(q.text)
+				out = append(out, q)
+			}
+		}
+		return out, nil
+	}}
+}
+
+// metaspaceStep is the Metaspace pre-tokenizer: spaces become the
+// replacement character, prepended by the scheme, and split on it.
+func metaspaceStep(j preJSON) ([]preStep, error) {
+	repl := j.Replacement
+	if repl == "" {
+		repl = "▁"
+	}
+	if utf8.RuneCountInString(repl) != 1 {
+		return nil, fmt.Errorf("pre_tokenizer Metaspace: replacement %q is not one character", repl)
+	}
+	scheme := j.PrependScheme
+	if scheme == "" {
+		scheme = "always"
+		if j.AddPrefixSpace != nil && !*j.AddPrefixSpace {
+			scheme = "never"
+		}
+	}
+	if scheme != "always" && scheme != "first" && scheme != "never" {
+		return nil, fmt.Errorf("pre_tokenizer Metaspace: prepend_scheme %q is not always, first or never", scheme)
+	}
+	split := j.Split == nil || *j.Split
+	r, _ := utf8.DecodeRuneInString(repl)
+	return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
+		out := make([]piece, 0, len(in))
+		for _, p := range in {
+			t := strings.ReplaceAll(p.text, " ", repl)
+			if !strings.HasPrefix(t, repl) && (scheme == "always" || scheme == "first" && p.first) {
+				t = repl + t
+			}
+			q := piece{text: t, first: p.first}
+			if !split {
+				out = append(out, q)
+				continue
+			}
+			parts, _ := splitPieces(ctx, []piece{q}, func(_ context.Context, s string) ([]span, error) {
+				return runeSpans(s, func(c rune) bool { return c == r }), nil
+			}, mergedWithNext)
+			out = append(out, parts...)
+		}
+		return out, nil
+	}}, nil
+}
+
+// whitespaceStep is the Whitespace pre-tokenizer: runs of word characters
+// and of other non-space characters, spaces removed.
+func whitespaceStep() []preStep {
+	re := regexp2.MustCompile(`\w+|[^\w\s]+`, regexp2.None)
+	re.MatchTimeout = regexMatchTimeout
+	spans := func(ctx context.Context, s string) ([]span, error) {
+		ms, err := regexSpansCtx(ctx, re, s)
+		for i := range ms {
+			ms[i].match = !ms[i].match
+		}
+		return ms, err
+	}
+	return []preStep{func(ctx context.Context, in []piece) ([]piece, error) {
+		return splitPieces(ctx, in, spans, removed)
+	}}
 }
 
 func runeStep(is func(rune) bool, b splitBehavior) preStep {

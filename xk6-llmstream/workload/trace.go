@@ -329,27 +329,9 @@ func (t *traceReader) csv(r io.Reader, format TraceFormat) error {
 		if q.Output, err = num(out); err != nil {
 			return err
 		}
-		var ms float64
-		if format == Azure {
-			ts, ok := parseAzureTime(rec[at])
-			if !ok {
-				return fmt.Errorf("%s:%d: %s %q is not a date and time like 2023-11-16 18:15:46.6805900", t.name, line, header[at], rec[at])
-			}
-			if !t.hasEpoch {
-				t.epoch, t.hasEpoch = ts, true
-			}
-			d := ts.Sub(t.epoch)
-			if d == math.MaxInt64 || d == math.MinInt64 { // Sub saturates: the span is not a time.Duration
-				return fmt.Errorf("%s:%d: %s %q is more than 292 years (Go's longest duration) from the first row's %s",
-					t.name, line, header[at], rec[at], t.epoch.Format(azureTimeLayouts[0]))
-			}
-			ms = float64(d.Nanoseconds()) / 1e6 // from the first row: exact to the ns
-		} else {
-			s, err := strconv.ParseFloat(strings.TrimSpace(rec[at]), 64)
-			if err != nil {
-				return fmt.Errorf("%s:%d: %s %q is not a number of seconds", t.name, line, header[at], rec[at])
-			}
-			ms = s * 1000
+		ms, err := t.rowTime(format, rec[at], header[at], line)
+		if err != nil {
+			return err
 		}
 		for c, tag := range cols.tags {
 			if i, ok := col[c]; ok && rec[i] != "" {
@@ -363,6 +345,32 @@ func (t *traceReader) csv(r io.Reader, format TraceFormat) error {
 			return err
 		}
 	}
+}
+
+// rowTime reads a row's time column v (named name, on line) in ms: an
+// Azure trace's date and time from its first row's, a BurstGPT trace's
+// seconds.
+func (t *traceReader) rowTime(format TraceFormat, v, name string, line int) (float64, error) {
+	if format == Azure {
+		ts, ok := parseAzureTime(v)
+		if !ok {
+			return 0, fmt.Errorf("%s:%d: %s %q is not a date and time like 2023-11-16 18:15:46.6805900", t.name, line, name, v)
+		}
+		if !t.hasEpoch {
+			t.epoch, t.hasEpoch = ts, true
+		}
+		d := ts.Sub(t.epoch)
+		if d == math.MaxInt64 || d == math.MinInt64 { // Sub saturates: the span is not a time.Duration
+			return 0, fmt.Errorf("%s:%d: %s %q is more than 292 years (Go's longest duration) from the first row's %s",
+				t.name, line, name, v, t.epoch.Format(azureTimeLayouts[0]))
+		}
+		return float64(d.Nanoseconds()) / 1e6, nil // from the first row: exact to the ns
+	}
+	s, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s:%d: %s %q is not a number of seconds", t.name, line, name, v)
+	}
+	return s * 1000, nil
 }
 
 func parseAzureTime(s string) (time.Time, bool) {

@@ -191,46 +191,13 @@ type run struct {
 // be loaded or its init context or options fail; exceptions thrown by iterations
 // are in Result.Errors.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Script == "" {
-		return nil, errors.New("k6sim: Config.Script is empty")
-	}
-	abs, err := filepath.Abs(cfg.Script)
+	abs, err := scriptPath(cfg.Script)
 	if err != nil {
-		return nil, fmt.Errorf("k6sim: script %q: %w", cfg.Script, err)
+		return nil, err
 	}
-	if _, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("k6sim: script %q: %w", cfg.Script, err)
-	}
-	if cfg.VUs <= 0 {
-		cfg.VUs = 1
-	}
-	if cfg.Iterations <= 0 {
-		cfg.Iterations = 1
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = func(d time.Duration) {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-			}
-		}
-	}
-	client := cfg.HTTPClient
-	if client == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 1000
-		client = &http.Client{Transport: tr}
-		defer tr.CloseIdleConnections()
-	}
-	moduleClient := cfg.ModuleClient
-	if moduleClient == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.Proxy = nil // loopback only: never through a proxy
-		moduleClient = &http.Client{Transport: tr, Timeout: time.Minute}
-		defer tr.CloseIdleConnections()
-	}
+	cfg = withDefaults(ctx, cfg)
+	client, moduleClient, closeIdle := httpClients(cfg)
+	defer closeIdle()
 	r := &run{ctx: ctx, cfg: cfg, script: abs, metrics: newRegistry(), out: &collector{}, client: client, moduleClient: moduleClient, start: time.Now()}
 
 	// The first VU's init context gives the options (k6 runs one for that too).
@@ -245,17 +212,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	nVUs := 1
-	for _, s := range plan {
-		nVUs = max(nVUs, s.vus)
-	}
-	vus := []*vu{first}
-	for id := 2; id <= nVUs; id++ {
-		v, err := r.newVU(id)
-		if err != nil {
-			return nil, err
-		}
-		vus = append(vus, v)
+	vus, err := r.moreVUs(first, plan)
+	if err != nil {
+		return nil, err
 	}
 
 	var setupData json.RawMessage
@@ -291,6 +250,86 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	return r.result(setupData), nil
+}
+
+// scriptPath is the script's absolute path, checked to exist.
+func scriptPath(script string) (string, error) {
+	if script == "" {
+		return "", errors.New("k6sim: Config.Script is empty")
+	}
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		return "", fmt.Errorf("k6sim: script %q: %w", script, err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("k6sim: script %q: %w", script, err)
+	}
+	return abs, nil
+}
+
+// withDefaults fills the config's zero fields: one VU, one iteration, and a
+// sleep that ends early when ctx is done.
+func withDefaults(ctx context.Context, cfg Config) Config {
+	if cfg.VUs <= 0 {
+		cfg.VUs = 1
+	}
+	if cfg.Iterations <= 0 {
+		cfg.Iterations = 1
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = func(d time.Duration) {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+		}
+	}
+	return cfg
+}
+
+// httpClients are the script's HTTP client and the module's (loopback, no
+// proxy), the config's or new ones; closeIdle closes the new ones' idle
+// connections.
+func httpClients(cfg Config) (client, moduleClient *http.Client, closeIdle func()) {
+	var made []*http.Transport
+	client = cfg.HTTPClient
+	if client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 1000
+		client = &http.Client{Transport: tr}
+		made = append(made, tr)
+	}
+	moduleClient = cfg.ModuleClient
+	if moduleClient == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = nil // loopback only: never through a proxy
+		moduleClient = &http.Client{Transport: tr, Timeout: time.Minute}
+		made = append(made, tr)
+	}
+	return client, moduleClient, func() {
+		for _, tr := range made {
+			tr.CloseIdleConnections()
+		}
+	}
+}
+
+// moreVUs adds to the first VU as many as the largest scenario needs.
+func (r *run) moreVUs(first *vu, plan []scenarioPlan) ([]*vu, error) {
+	nVUs := 1
+	for _, s := range plan {
+		nVUs = max(nVUs, s.vus)
+	}
+	vus := []*vu{first}
+	for id := 2; id <= nVUs; id++ {
+		v, err := r.newVU(id)
+		if err != nil {
+			return nil, err
+		}
+		vus = append(vus, v)
+	}
+	return vus, nil
 }
 
 func (r *run) result(setupData json.RawMessage) *Result {

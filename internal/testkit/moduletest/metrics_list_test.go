@@ -2,14 +2,19 @@ package moduletest
 
 import (
 	"encoding/json"
-	"github.com/llmstream/xk6-llmstream/internal/endpoints"
-	"github.com/llmstream/xk6-llmstream/internal/records"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/llmstream/xk6-llmstream/internal/endpoints"
 	"github.com/llmstream/xk6-llmstream/internal/metrics"
+	"github.com/llmstream/xk6-llmstream/internal/records"
 	"github.com/llmstream/xk6-llmstream/internal/testkit/k6sim"
 )
 
@@ -114,5 +119,73 @@ export default function () { llm.chat('x'); }
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("itl %s: the module's samples of an unanswered request %v, metrics.FromRecord's %v", itl, got, want)
 		}
+	}
+}
+
+// metricNameQuote finds a quoted llm_ name in JavaScript: 'llm_…', "llm_…"
+// or `llm_…`.
+var metricNameQuote = regexp.MustCompile("['\"`]llm_")
+
+// namesFile is the one file of the module that writes metric names (and the
+// metadata keys); every other file takes them from it.
+const namesFile = "lib/names.js"
+
+// jsNameLiterals lists, per file of the module under dir other than
+// namesFile, the lines that quote an llm_ name.
+func jsNameLiterals(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".js") {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if filepath.ToSlash(rel) == namesFile {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if metricNameQuote.MatchString(line) {
+				out = append(out, fmt.Sprintf("%s:%d: %s", filepath.ToSlash(rel), i+1, strings.TrimSpace(line)))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOneJSFileNamesMetrics: no file of the module but lib/names.js quotes
+// an llm_ name, so that TestModuleMetricsAreGos, which compares names.js's
+// lists with metrics.Builtin, covers every name the module uses.
+func TestOneJSFileNamesMetrics(t *testing.T) {
+	t.Parallel()
+	const dir = "../../../xk6-llmstream/js"
+	if _, err := os.Stat(filepath.Join(dir, namesFile)); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range jsNameLiterals(t, dir) {
+		t.Errorf("%s: an llm_ name outside %s; import it from there", l, namesFile)
+	}
+	// The check fails on an injected literal.
+	tmp := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tmp, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{
+		namesFile:        "export const M = { ttft: 'llm_ttft' };\n",
+		"lib/options.js": "const x = 1;\nconst S = { ttft: `llm_ttft` };\n",
+	} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := jsNameLiterals(t, tmp); len(got) != 1 || !strings.HasPrefix(got[0], "lib/options.js:2:") {
+		t.Errorf("injected literal: got %q, want lib/options.js:2", got)
 	}
 }

@@ -6,7 +6,7 @@
 
 import http from 'k6/http';
 import { Trend, Counter, Rate } from 'k6/metrics';
-import { HELPER_REQUEST_NAME } from './names.js';
+import { HELPER_REQUEST_NAME, CALL_METRICS } from './names.js';
 import { VERSION } from './version.js';
 import { readHelperAnswer, hopFailure, countOf } from './answer.js';
 import { durationMs } from './durations.js';
@@ -24,17 +24,6 @@ export const CALL_APIS = Object.freeze({
   rerank: '/v1/rerank',
 });
 
-/** The k6 metrics of embeddings and rerank calls. */
-export const CALL_METRICS = Object.freeze({
-  embedDuration: 'llm_embed_duration',
-  embedInputTokens: 'llm_embed_input_tokens',
-  embedBatchSize: 'llm_embed_batch_size',
-  embedFailed: 'llm_embed_failed',
-  rerankDuration: 'llm_rerank_duration',
-  rerankInputTokens: 'llm_rerank_input_tokens',
-  rerankDocuments: 'llm_rerank_documents',
-  rerankFailed: 'llm_rerank_failed',
-});
 declareMetric(CALL_METRICS.embedDuration, new Trend(CALL_METRICS.embedDuration, true));
 declareMetric(CALL_METRICS.embedInputTokens, new Counter(CALL_METRICS.embedInputTokens));
 declareMetric(CALL_METRICS.embedBatchSize, new Trend(CALL_METRICS.embedBatchSize));

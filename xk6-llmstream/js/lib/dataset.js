@@ -53,6 +53,24 @@ export function parseDataset(name, text) {
 const DATASET_OPTIONS = ['order', 'seed', 'name', 'vus'];
 
 /**
+ * dataURL is where Dataset (k6's open()) reads a data file: an absolute
+ * path (/…, C:\…) or a file:// URL as given; a relative one resolved from the
+ * calling script's folder by its importMeta (import.meta.resolve, k6
+ * v0.54+), because k6 v2 warns that open() in a module will stop resolving
+ * it from the main script. 'data/x.jsonl' is read as './data/x.jsonl'.
+ */
+export function dataURL(path, importMeta) {
+  if (typeof path !== 'string' || path === '') {
+    throw new TypeError("llmstream: dataURL(path, import.meta): path must be a data file's path, e.g. './data/requests.jsonl'");
+  }
+  if (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(path)) return path;
+  if (!importMeta || typeof importMeta.resolve !== 'function') {
+    throw new TypeError('llmstream: dataURL(path, import.meta): pass your script\'s import.meta (k6 v0.54+) to resolve a relative path from its folder');
+  }
+  return importMeta.resolve(/^\.\.?\//.test(path) ? path : './' + path);
+}
+
+/**
  * A JSONL dataset made by `xk6-llmstream dataset`, loaded once per k6 process
  * into a SharedArray (create it in the init context). Hands out entries
  * deterministically: order 'sequential' (default) gives VU k the entries

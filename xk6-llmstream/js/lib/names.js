@@ -1,6 +1,9 @@
 // The names that are the module's contract with the helper, analyze and
 // dashboards: the dialects and their default paths, the metric names, the
-// metadata keys and the helper's error kind.
+// metadata keys and the helper's error kind. Every llm_* name of the module
+// is written here and nowhere else (internal/metrics/builtin.go is the Go
+// list; TestModuleMetricsAreGos compares the two, TestOneJSFileNamesMetrics
+// holds the other files to it).
 
 /** The dialects a Client speaks and the endpoint path each uses by default. */
 export const APIS = Object.freeze({
@@ -70,3 +73,15 @@ export const WORKLOAD_METRICS = Object.freeze({
 
 /** The metadata key that carries a dataset entry's id on its request's llm_* samples. */
 export const ENTRY_ID_METADATA = 'llm_entry_id';
+
+/** The k6 metrics of embeddings and rerank calls. */
+export const CALL_METRICS = Object.freeze({
+  embedDuration: 'llm_embed_duration',
+  embedInputTokens: 'llm_embed_input_tokens',
+  embedBatchSize: 'llm_embed_batch_size',
+  embedFailed: 'llm_embed_failed',
+  rerankDuration: 'llm_rerank_duration',
+  rerankInputTokens: 'llm_rerank_input_tokens',
+  rerankDocuments: 'llm_rerank_documents',
+  rerankFailed: 'llm_rerank_failed',
+});

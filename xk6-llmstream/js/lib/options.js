@@ -3,10 +3,11 @@
 import { durationMs } from './durations.js';
 import { FIXED_LENGTH_DIALECTS } from './dialects.js';
 import { positiveInt } from './internal/values.js';
+import { METRICS } from './names.js';
 
 // The slo keys and the metric each limits (every sample ≤ the limit).
 const SLO_METRICS = Object.freeze({
-  ttft: 'llm_ttft', ttftAnswer: 'llm_ttft_answer', tpot: 'llm_tpot', e2e: 'llm_e2e', maxGap: 'llm_itl_max',
+  ttft: METRICS.ttft, ttftAnswer: METRICS.ttftAnswer, tpot: METRICS.tpot, e2e: METRICS.e2e, maxGap: METRICS.itlMax,
 });
 const SLO_KEYS = Object.keys(SLO_METRICS);
 
