@@ -17,6 +17,7 @@ var flagDocs = map[string][]doctable.Section{
 	"check":   {common, {Page: "analyze-check.md", Anchor: "flags"}},
 	"plot":    {common, {Page: "plots.md", Anchor: "plot"}},
 	"compare": {common, {Page: "analyze-compare.md", Anchor: "flags"}},
+	"export":  {{Page: "export.md", Anchor: "flags"}},
 	"report":  {common, {Page: "plots.md", Anchor: "plot"}, {Page: "plots.md", Anchor: "report"}},
 	"history": {common, {Page: "history.md", Anchor: "flags"}},
 	"tail":    {common, {Page: "analyze-tail.md", Anchor: "flags"}},

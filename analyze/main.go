@@ -24,10 +24,10 @@ import (
 
 // Exit codes, as k6's: 99 when a check (threshold) fails.
 const (
-	exitOK          = command.ExitOK
-	exitError       = command.ExitError // an unexpected failure (I/O error writing output, ...)
-	exitUsage       = command.ExitUsage // bad flags, arguments, or unreadable/invalid input
-	exitCheckFailed = 99                // a check or regression limit failed, like k6's thresholds
+	exitOK          = 0
+	exitError       = 1  // an unexpected failure (I/O error writing output, ...)
+	exitUsage       = 2  // bad flags, arguments, or unreadable/invalid input
+	exitCheckFailed = 99 // a check or regression limit failed, like k6's thresholds
 )
 
 // commands are the subcommands, in the usage text's order.

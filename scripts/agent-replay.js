@@ -20,11 +20,10 @@
 //   xk6-llmstream dataset --input scripts/data/agent-trace.otlp.jsonl --format otlp-genai \
 //     -o scripts/data/agent-trace.jsonl
 
-import { Client, Dataset, replayAgents } from '../xk6-llmstream/js/llmstream.js';
+import { Client, Dataset, dataURL, replayAgents } from '../xk6-llmstream/js/llmstream.js';
 
 /** @param {string} p */
-const dataURL = (p) => (/^(\/|[A-Za-z]:[\\/]|file:\/\/)/.test(p) ? p : import.meta.resolve(/^\.\.?\//.test(p) ? p : './' + p));
-const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/agent-trace.jsonl'));
+const data = new Dataset(dataURL(__ENV.LLM_DATASET || './data/agent-trace.jsonl', import.meta));
 const speedup = Number(__ENV.LLM_SPEEDUP || 1);
 
 const llm = new Client({

@@ -21,9 +21,9 @@ import (
 
 // Exit codes. A command that ran k6 exits with k6's own code instead.
 const (
-	exitOK    = command.ExitOK
-	exitError = command.ExitError // the command ran and failed
-	exitUsage = command.ExitUsage // bad flags, arguments or input
+	exitOK    = 0
+	exitError = 1 // the command ran and failed
+	exitUsage = 2 // bad flags, arguments or input
 )
 
 // commands are the subcommands, in the usage text's (alphabetical) order.

@@ -27,7 +27,7 @@ func extras(sum *result.Summary, tp result.Throughput) map[string]Extra {
 		}
 	}
 	if g := value(tp.GoodputRPS); g != nil {
-		out["llm_goodput"] = Extra{Statistics: Statistics{Units: unitQueriesS, Mean: *g}}
+		out[metrics.Prefix+"goodput"] = Extra{Statistics: Statistics{Units: unitQueriesS, Mean: *g}}
 	}
 	for _, m := range sum.Metrics {
 		if m.Name == metrics.DeadlineMet && len(m.Groups) == 1 && m.Groups[0].Rate != nil {

@@ -105,6 +105,7 @@ func Recorded(rec *records.Record) bool { return !rec.Warmup && !rec.Unanswered 
 //
 // An embeddings or rerank call (rec.Kind) has its own metrics instead, see
 // fromCall.
+// long: one sample per metric in FromRecord's order, read straight down; split, the order would be spread over files
 func FromRecord(rec *records.Record, o *Options) []Series {
 	if o == nil {
 		o = &Options{}

@@ -104,6 +104,7 @@ type Config struct {
 // or mock could not start, k6 could not be started, the records file could
 // not be written (then code is still k6's). When ctx ends, k6 is
 // interrupted, and killed if it has not stopped within KillGrace.
+// long: the run's steps in order (helper, mock, k6, reports), each a call
 func Run(ctx context.Context, cfg Config) (code int, err error) {
 	env := cfg.Env
 	if env == nil {
