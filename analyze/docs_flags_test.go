@@ -106,10 +106,7 @@ func TestSubcommandTableMatchesDispatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var code []string
-	for _, name := range commands.Names() {
-		code = append(code, name)
-	}
+	code := commands.Names()
 	if d := doctable.Duplicates(docs); len(d) > 0 {
 		t.Errorf("docs/commands.md names these analyze subcommands twice: %v", d)
 	}

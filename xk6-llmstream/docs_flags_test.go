@@ -123,10 +123,7 @@ func TestSubcommandTableMatchesDispatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var code []string
-	for _, name := range commands.Names() {
-		code = append(code, name)
-	}
+	code := commands.Names()
 	if d := doctable.Duplicates(docs); len(d) > 0 {
 		t.Errorf("docs/commands.md names these xk6-llmstream subcommands twice: %v", d)
 	}
