@@ -178,3 +178,38 @@ func TestCounterPerSecondMergedAndByFile(t *testing.T) {
 		}
 	}
 }
+
+// The summary applies the rule's CPU clause too: a group whose median
+// request ran with the load generator's CPUs almost all busy
+// (llm_client_cpu_idle) is LIMITED though its client lag is small.
+func TestSummaryClientCPUIdle(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "health.json")
+	healthy := func(int) float64 { return 0.05 }
+	writeHealthRun(t, path, 400, false, map[string]func(int) float64{"a": healthy, "b": healthy})
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"type":"Metric","data":{"name":"llm_client_cpu_idle","type":"trend","contains":"default"},"metric":"llm_client_cpu_idle"}`)
+	at := time.Date(2026, 11, 29, 14, 0, 5, 0, time.UTC).Format(time.RFC3339Nano)
+	for i := 0; i < 400; i++ {
+		for model, idle := range map[string]float64{"a": 0.9, "b": 0.05} {
+			fmt.Fprintf(f, `{"metric":"llm_client_cpu_idle","type":"Point","data":{"time":%q,"value":%v,"tags":{"model":%q}}}`+"\n", at, idle, model)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := summaryJSON(t, "--by", "model", path)
+	if len(s.Health) != 2 {
+		t.Fatalf("health %+v", s.Health)
+	}
+	a, b := s.Health[0], s.Health[1]
+	if a.Limited || a.CPUIdleP50 == nil || *a.CPUIdleP50 != 0.9 {
+		t.Errorf("model=a: %+v, want not limited at 90%% idle", a)
+	}
+	if !b.Limited || b.CPUIdleP50 == nil || *b.CPUIdleP50 != 0.05 || !strings.Contains(b.Warning, "5% idle") {
+		t.Errorf("model=b: %+v, want limited at 5%% idle", b)
+	}
+}

@@ -48,9 +48,10 @@ Flags:
                        (JSON Lines, .gz compresses; see docs/records.md);
                        FILE must be new, empty or a records file
   --records-overwrite  let --records replace a file that is not a records file
-  --k6-nice N          run k6 N steps of CPU priority below the helper (0-19,
-                       default 10; 0: the same), so that k6's own CPU does not
-                       delay the helper's timestamps (Linux)
+  --k6-nice N          run k6 N steps of CPU priority below the helper, and
+                       under SCHED_IDLE (0-19, default 10; 0: the same priority
+                       and policy), so that k6's own CPU does not delay the
+                       helper's timestamps (Linux)
   --scrape URL         stamp each record with the server's queue depth and
                        running requests from this Prometheus /metrics URL
                        (http or https), or "mock" for the run's own mock,

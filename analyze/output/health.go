@@ -9,11 +9,11 @@ import (
 // summary has them.
 func healthTables(w *errWriter, md bool, s *result.Summary, render func(*table)) {
 	if len(s.Health) > 0 {
-		title := "Client health (llm_client_lag, llm_itl_zero_gaps)"
+		title := "Client health (llm_client_lag, llm_client_cpu_idle, llm_itl_zero_gaps)"
 		if md {
 			title = "### " + title
 		}
-		t := &table{title: title, header: []string{"group", "lag p99", "zero gaps", "ITL p50", "verdict"}, right: []bool{false, true, true, true, false}}
+		t := &table{title: title, header: []string{"group", "lag p50", "lag p99", "CPU idle p50", "zero gaps", "ITL p50", "verdict"}, right: []bool{false, true, true, true, true, true, false}}
 		for _, h := range s.Health {
 			verdict := "ok"
 			switch {
@@ -22,7 +22,7 @@ func healthTables(w *errWriter, md bool, s *result.Summary, render func(*table))
 			case h.NoVerdict != "":
 				verdict = h.NoVerdict
 			}
-			t.add(h.Label, msOrDash(h.LagP99), shareOrDash(h.ZeroGapShare), msOrDash(h.ITLP50), verdict)
+			t.add(h.Label, msOrDash(h.LagP50), msOrDash(h.LagP99), shareOrDash(h.CPUIdleP50), shareOrDash(h.ZeroGapShare), msOrDash(h.ITLP50), verdict)
 		}
 		render(t)
 	}

@@ -14,12 +14,13 @@ func TestJudge(t *testing.T) {
 		want bool
 		why  string
 	}{
-		{Signals{0.5, 100, nil}, false, ""},
-		{Signals{1.5, 100, nil}, true, "client lag p50 1.5 ms over 100 requests is above 1 ms"},
-		{Signals{1, 100, nil}, false, ""}, // at the bound is within it
-		{Signals{0.5, 100, idle(0.84)}, false, ""},
-		{Signals{0.5, 100, idle(0.05)}, true, "the CPUs were 5% idle while k6 ran (under 10%)"},
-		{Signals{0.5, 3, idle(0.02)}, true, "2% idle"}, // a saturated machine needs no sample count
+		{Signals{0.05, 100, nil}, false, ""},
+		{Signals{1.5, 100, nil}, true, "client lag p50 1.5 ms over 100 requests is above 0.15 ms"},
+		{Signals{0.15, 100, nil}, false, ""}, // at the bound is within it
+		{Signals{0.05, 100, idle(0.84)}, false, ""},
+		{Signals{0.05, 100, idle(0.25)}, false, ""}, // at the bound is within it
+		{Signals{0.05, 100, idle(0.05)}, true, "the CPUs were 5% idle while the median request ran (under 25%)"},
+		{Signals{0.05, 3, idle(0.02)}, true, "2% idle"}, // a saturated machine needs no sample count
 		// Too few samples: no verdict, and the reason says how many.
 		{Signals{50, 2, nil}, false, "2 client lag sample(s), the rule needs 100"},
 		{Signals{50, 99, idle(0.5)}, false, "99 client lag sample(s)"},

@@ -48,6 +48,7 @@ const (
 	StageFirstEvent   = "llm_stage_first_event"
 	StageFirstToken   = "llm_stage_first_token"
 	ClientLag         = "llm_client_lag"
+	ClientCPUIdle     = "llm_client_cpu_idle"
 	ITLZeroGaps       = "llm_itl_zero_gaps"
 	SLOMet            = "llm_slo_met"
 	// Fluidity and DeadlineMet are a Client's slo.deadline per request
@@ -107,6 +108,7 @@ var Builtin = []Metric{
 	{StageFirstEvent, Trend, true},
 	{StageFirstToken, Trend, true},
 	{ClientLag, Trend, true},
+	{ClientCPUIdle, Trend, false},
 	{SLOMet, Rate, false},
 	{Fluidity, Trend, false},
 	{DeadlineMet, Rate, false},

@@ -163,6 +163,9 @@ func FromRecord(rec *records.Record, o *Options) []Series {
 	if rec.ClientLagNS != nil {
 		b.one(ClientLag, MS(*rec.ClientLagNS))
 	}
+	if rec.CPUIdle != nil {
+		b.one(ClientCPUIdle, *rec.CPUIdle)
+	}
 	if d := o.deadline(); d != nil {
 		r, ok := d.Judge(rec)
 		if ok {

@@ -129,9 +129,14 @@ type Record struct {
 	GPU *GPU `json:"gpu,omitempty"`
 
 	// ClientLagNS is the client path's own lateness while the request ran:
-	// the helper's canary's worst delay (the llm_client_lag sample); absent
-	// when the canary did not run.
+	// the p99 of the helper's loopback-probe lags while it ran (the
+	// llm_client_lag sample); absent when the probes did not run.
 	ClientLagNS *int64 `json:"client_lag_ns,omitempty"`
+	// CPUIdle is the idle share (0..1) of the load-generator machine's CPUs
+	// while the request ran, from the helper's CPU sampler (the
+	// llm_client_cpu_idle sample); absent off Linux and for a request
+	// shorter than the sampler's interval.
+	CPUIdle *float64 `json:"cpu_idle,omitempty"`
 
 	// Tools are the tool calls the model made, in the order they began
 	// (optional; absent for an answer without tool calls). ToolsDropped

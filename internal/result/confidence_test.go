@@ -126,15 +126,24 @@ func TestLimitedByLoadGenerator(t *testing.T) {
 		lag  float64
 		want bool
 	}{
-		{0.5, false}, {1.5, true}, {1, false}, {1.01, true}, {math.NaN(), false},
+		{0.05, false}, {1.5, true}, {0.15, false}, {0.151, true}, {math.NaN(), false},
 	} {
-		if got, why := LimitedByLoadGenerator(c.lag, 100); got != c.want || got == (why == "") {
+		if got, why := LimitedByLoadGenerator(c.lag, 100, nil); got != c.want || got == (why == "") {
 			t.Errorf("lag p50 %v: %v %q, want %v", c.lag, got, why, c.want)
 		}
 		// Too few samples: no verdict, and the reason says how many there were.
-		if got, why := LimitedByLoadGenerator(c.lag, 2); got || !strings.Contains(why, "2 client lag sample(s)") {
+		if got, why := LimitedByLoadGenerator(c.lag, 2, nil); got || !strings.Contains(why, "2 client lag sample(s)") {
 			t.Errorf("lag p50 %v over 2 samples: %v %q, want no verdict", c.lag, got, why)
 		}
+	}
+	// The CPU clause: a machine with almost no idle CPU is limited whatever
+	// the lag; one with enough is judged by the lag.
+	busy, quiet := 0.02, 0.9
+	if got, why := LimitedByLoadGenerator(0.1, 500, &busy); !got || !strings.Contains(why, "2% idle") {
+		t.Errorf("2%% idle: %v %q, want limited, naming the idle share", got, why)
+	}
+	if got, why := LimitedByLoadGenerator(0.1, 500, &quiet); got || why != "" {
+		t.Errorf("90%% idle, lag p50 0.1 ms: %v %q, want not limited", got, why)
 	}
 }
 

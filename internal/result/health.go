@@ -11,10 +11,11 @@ import (
 
 // LimitedByLoadGenerator applies the one rule of the load-generator warning
 // (headroom.Judge, which run and the sweep apply too, to the same samples) to
-// the p50 of llm_client_lag in milliseconds over n samples; analyze knows no
-// CPU idle share. why says which bound was passed, or why there is no verdict.
-func LimitedByLoadGenerator(lagP50 float64, n int64) (limited bool, why string) {
-	return headroom.Judge(headroom.Signals{ClientLagP50MS: lagP50, Samples: int(n)})
+// the p50 of llm_client_lag in milliseconds over n samples and the p50 of
+// llm_client_cpu_idle (nil: none). why says which bound was passed, or why
+// there is no verdict.
+func LimitedByLoadGenerator(lagP50 float64, n int64, idleP50 *float64) (limited bool, why string) {
+	return headroom.Judge(headroom.Signals{ClientLagP50MS: lagP50, Samples: int(n), CPUIdle: idleP50})
 }
 
 // clientHealth fills the summary's client health, one entry per group with
@@ -39,6 +40,11 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 			h := get(s)
 			h.LagCount = s.Count()
 			h.LagP50, h.LagP99 = F64(p(s, 50)), F64(p(s, 99))
+		}
+	}
+	for _, s := range d.Series(metrics.ClientCPUIdle) {
+		if s.Trend != nil && s.Count() > 0 {
+			get(s).CPUIdleP50 = F64(p(s, 50))
 		}
 	}
 	zeros := map[string]float64{} // the Counter form's zero gaps, by group
@@ -66,7 +72,7 @@ func (rep *Summary) clientHealth(d *rundata.Data, alert bool) {
 		h := groups[k]
 		if h.LagP50 != nil {
 			var why string
-			h.Limited, why = LimitedByLoadGenerator(*h.LagP50, h.LagCount)
+			h.Limited, why = LimitedByLoadGenerator(*h.LagP50, h.LagCount, h.CPUIdleP50)
 			switch {
 			case h.Limited:
 				h.Warning = headroom.Line(why)
@@ -118,6 +124,10 @@ type Health struct {
 	LagP50   *float64 `json:"lag_p50,omitempty"`
 	LagP99   *float64 `json:"lag_p99"`
 	LagCount int64    `json:"lag_count"`
+	// CPUIdleP50 is k6's p(50) of llm_client_cpu_idle (0..1), the rule's
+	// CPU clause; absent when the run has none (not Linux, or a file
+	// written before it). Added within v1.
+	CPUIdleP50 *float64 `json:"cpu_idle_p50,omitempty"`
 	// ZeroGapShare is the share of the Gaps llm_itl gaps that were exactly 0:
 	// llm_itl_zero_gaps' sum over llm_itl's count (or, in files written
 	// before it became a Counter, its rate).

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/headroom"
 	"github.com/llmstream/xk6-llmstream/internal/records"
 	"github.com/llmstream/xk6-llmstream/internal/stats"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
@@ -42,8 +43,21 @@ type Report struct {
 	// together); TrueZeroGapShare the share the mock wrote within 0 ns.
 	ZeroGapShare     float64 `json:"zero_gap_share"`
 	TrueZeroGapShare float64 `json:"true_zero_gap_share"`
-	// ClientLagP99 is the p99 of the helper's canary lag (llm_client_lag).
-	ClientLagP99 *float64 `json:"client_lag_p99_ms,omitempty"`
+	// ClientLagP50 and ClientLagP99 are percentiles over the requests of
+	// llm_client_lag (each request's p99 of the helper's loopback-probe
+	// lags); the median is the load-generator rule's statistic.
+	ClientLagSamples int      `json:"client_lag_samples"`
+	ClientLagP50     *float64 `json:"client_lag_p50_ms,omitempty"`
+	ClientLagP99     *float64 `json:"client_lag_p99_ms,omitempty"`
+	// CPUIdleP50 is the median over requests of llm_client_cpu_idle, the
+	// rule's CPU statistic (CPUHeadroom is the whole run's idle share).
+	CPUIdleP50 *float64 `json:"cpu_idle_p50,omitempty"`
+	// RuleLimited and RuleWhy are what run's load-generator rule
+	// (headroom.Judge) says of this run, from the client lag and the idle
+	// CPU share alone: beside the ground truth above, they show whether the
+	// rule run applies tells the truth on this machine at this load.
+	RuleLimited bool   `json:"rule_limited"`
+	RuleWhy     string `json:"rule_why,omitempty"`
 	// CPUHeadroom is the machine's idle share of its CPUs during the run
 	// (Linux; nil elsewhere).
 	CPUHeadroom *float64 `json:"cpu_headroom,omitempty"`
@@ -106,6 +120,7 @@ func Analyze(recs []records.Record, logs []mockllm.RequestLog, headroom *float64
 	var c comparison
 	c.compare(r, recs, candidates(logs))
 	r.summarize(&c)
+	r.applyRule(c.clientLag, c.cpuIdle)
 	byLevel := r.lagByLevel(c.spans)
 	r.judge(headroom, lim, lim.maxLag(itl), byLevel)
 	return r
@@ -133,10 +148,10 @@ func candidates(logs []mockllm.RequestLog) []*logReq {
 // comparison gathers, over the records, the errors against the mock's
 // writes (ms) and the spans of the requests.
 type comparison struct {
-	ttftErr, lag, itlErr, clientLag []float64
-	lagWrite                        []int64 // the write time of each lag's event
-	gaps, zero, trueZero            int
-	spans                           []span
+	ttftErr, lag, itlErr, clientLag, cpuIdle []float64
+	lagWrite                                 []int64 // the write time of each lag's event
+	gaps, zero, trueZero                     int
+	spans                                    []span
 }
 
 // span is one request's time in flight and its events' lags (ms).
@@ -156,6 +171,9 @@ func (c *comparison) compare(r *Report, recs []records.Record, cands []*logReq) 
 		r.Requests++
 		if rec.ClientLagNS != nil {
 			c.clientLag = append(c.clientLag, float64(*rec.ClientLagNS)/ms)
+		}
+		if rec.CPUIdle != nil {
+			c.cpuIdle = append(c.cpuIdle, *rec.CPUIdle)
 		}
 		reads := make([]int64, len(rec.TextNS))
 		at := rec.StartNS
@@ -215,10 +233,25 @@ func (r *Report) summarize(c *comparison) {
 		r.ZeroGapShare = float64(c.zero) / float64(c.gaps)
 		r.TrueZeroGapShare = float64(c.trueZero) / float64(c.gaps)
 	}
+	r.ClientLagSamples = len(c.clientLag)
 	if len(c.clientLag) > 0 {
-		v := pct(c.clientLag, 99)
-		r.ClientLagP99 = &v
+		p50, p99 := pct(c.clientLag, 50), pct(c.clientLag, 99)
+		r.ClientLagP50, r.ClientLagP99 = &p50, &p99
 	}
+}
+
+// applyRule records what the load-generator rule run applies says of the
+// records' llm_client_lag and llm_client_cpu_idle samples.
+func (r *Report) applyRule(clientLag, cpuIdle []float64) {
+	s := headroom.Signals{Samples: len(clientLag)}
+	if len(clientLag) > 0 {
+		s.ClientLagP50MS = pct(clientLag, 50)
+	}
+	if len(cpuIdle) > 0 {
+		v := pct(cpuIdle, 50)
+		r.CPUIdleP50, s.CPUIdle = &v, &v
+	}
+	r.RuleLimited, r.RuleWhy = headroom.Judge(s)
 }
 
 // lagByLevel sets the peak of streams in flight and returns the lags by the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmstream/xk6-llmstream/internal/atomicfile"
+	"github.com/llmstream/xk6-llmstream/internal/headroom"
 	"github.com/llmstream/xk6-llmstream/internal/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
@@ -103,13 +104,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 
-	before, cpuErr := runner.ReadCPU()
+	before, cpuErr := headroom.ReadCPU()
 	code, runErr := runner.Run(ctx, runner.Config{
 		Args: cfg.Args, Env: cfg.Env, Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
 		Signals: cfg.Signals, Records: recPath, K6Nice: cfg.K6Nice,
-		Mock: true, MockProfile: profilePath, MockLog: logPath, MockCmd: cfg.MockCmd,
+		Mock: true, MockProfile: profilePath, MockLog: logPath, MockCmd: cfg.MockCmd, NoLoadGenWarning: true,
 	})
-	after, cpuErr2 := runner.ReadCPU()
+	after, cpuErr2 := headroom.ReadCPU()
 	if runErr != nil {
 		return nil, runErr
 	}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/headroom"
 	"github.com/llmstream/xk6-llmstream/internal/metrics"
 	"github.com/llmstream/xk6-llmstream/internal/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
@@ -55,10 +56,12 @@ type Handler struct {
 
 	bufs sync.Pool // *[]byte for request bodies and answers
 
-	canary *canary   // run by a Server; without one, answers carry no client lag
-	itl    histogram // every ITL gap answered, for Health
-	lags   lagValues // every llm_client_lag answered, for Health
-	sends  lagValues // every send lag (start − scheduled) of open-loop load, for Health
+	canary *canary              // run by a Server; without one, answers carry no client lag
+	cpu    *headroom.CPUSampler // run by a Server (Linux); without one, answers carry no CPU idle share
+	itl    histogram            // every ITL gap answered, for Health
+	lags   lagValues            // every llm_client_lag answered, for Health
+	idles  lagValues            // every llm_client_cpu_idle answered, for Health
+	sends  lagValues            // every send lag (start − scheduled) of open-loop load, for Health
 	self   netip.AddrPort
 
 	// stopCtx ends when the helper shuts down and cancels its streams; their
@@ -83,6 +86,7 @@ func NewHandler(opts ...Option) *Handler {
 		bufs: sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }},
 	}
 	h.canary = newCanary(func() bool { return h.active.Load() > 0 })
+	h.cpu = headroom.NewCPUSampler(h.cfg.readCPU)
 	if h.cfg.clockNow != nil && h.cfg.clockSleep != nil {
 		h.canary.now, h.canary.sleep = h.cfg.clockNow, h.cfg.clockSleep
 	}
@@ -212,6 +216,7 @@ func (h *Handler) checkUpstream(p *parsed) *requestError {
 // the k6 side went away meanwhile.
 func (h *Handler) measure(r *http.Request, p *parsed) (*stream.Record, *records.Record, bool) {
 	mark := h.canary.mark()
+	cpuMark, cpuOK := h.cpu.Now()
 	server := h.cfg.sampler.Latest() // the server's load at the start, for the record
 	gpu := h.cfg.gpuSampler.Latest()
 	if gpu == nil && server != nil && server.GPU != nil { // one page with both
@@ -246,6 +251,7 @@ func (h *Handler) measure(r *http.Request, p *parsed) (*stream.Record, *records.
 		ns := int64(lag)
 		rr.ClientLagNS = &ns
 	}
+	rr.CPUIdle = h.cpu.IdleSince(cpuMark, cpuOK)
 	h.record(rr)
 	return rec, rr, gone
 }
@@ -272,6 +278,9 @@ func (h *Handler) observe(rec *stream.Record, rr *records.Record) {
 	}
 	if rr.ClientLagNS != nil && !rr.Warmup {
 		h.lags.add(metrics.MS(*rr.ClientLagNS))
+	}
+	if rr.CPUIdle != nil && !rr.Warmup {
+		h.idles.add(*rr.CPUIdle)
 	}
 	if lag, ok := metrics.SendLagNS(rr); ok && !rr.Warmup {
 		h.sends.add(metrics.MS(lag))

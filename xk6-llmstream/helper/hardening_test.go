@@ -244,7 +244,7 @@ func TestHealthReportsInjectedLag(t *testing.T) {
 		reason  string
 	}{
 		{"punctual", 20 * time.Microsecond, 10 * time.Millisecond, false, ""},
-		{"late beyond 1 ms", 3 * time.Millisecond, 100 * time.Millisecond, true, "above 1 ms"},
+		{"late beyond 0.15 ms", 3 * time.Millisecond, 100 * time.Millisecond, true, "above 0.15 ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -176,9 +176,10 @@ func (c *canary) lagSince(mark int64) (time.Duration, bool) {
 	return time.Duration(p99), true
 }
 
-// lagValues are the llm_client_lag values of the answered requests (warm-up
-// ones left out): the same samples k6 gets, so that the helper's lag figure
-// and analyze's are one statistic of one set of samples.
+// lagValues are the llm_client_lag (or llm_client_cpu_idle) values of the
+// answered requests (warm-up ones left out): the same samples k6 gets, so
+// that the helper's figures and analyze's are one statistic of one set of
+// samples.
 type lagValues struct {
 	mu     sync.Mutex
 	values []float64 // ms, as the answers carry them
@@ -226,10 +227,16 @@ type Health struct {
 	ITLZeroGaps  int64    `json:"itl_zero_gaps"`
 	ITLZeroShare *float64 `json:"itl_zero_share"`
 	ITLP50MS     *float64 `json:"itl_p50_ms"`
-	// Limited is headroom.Judge's verdict on the client lag's p50 (the
-	// machine's idle CPU share is the runner's to add): the measurements may
-	// then be limited by the load generator. Reason says which bound and by
-	// how much, or why there is no verdict.
+	// CPUIdleSamples is the number of llm_client_cpu_idle samples (Linux:
+	// requests longer than the CPU sampler's interval); CPUIdleP50 is k6's
+	// p(50) of them, the share of the machine's CPUs idle while the median
+	// request ran.
+	CPUIdleSamples int64    `json:"cpu_idle_samples,omitempty"`
+	CPUIdleP50     *float64 `json:"cpu_idle_p50,omitempty"`
+	// Limited is headroom.Judge's verdict on the client lag's p50 and the
+	// CPU idle share's: the measurements may then be limited by the load
+	// generator. Reason says which bound and by how much, or why there is
+	// no verdict.
 	Limited bool   `json:"limited"`
 	Reason  string `json:"reason,omitempty"`
 	// SendLagSamples is the number of requests with a scheduled time
@@ -258,15 +265,22 @@ func (h *Handler) Health() Health {
 		out.ITLP50MS = msPtr(itlP50)
 	}
 	h.sendLag(&out)
+	idles, _ := h.idles.sorted()
+	out.CPUIdleSamples = int64(len(idles))
+	if len(idles) > 0 {
+		p50, _ := stats.Percentile(idles, 50)
+		out.CPUIdleP50 = &p50
+	}
 	lags, over := h.lags.sorted()
 	out.LagSamples, out.LagNotKept = int64(len(lags)), over
-	if len(lags) == 0 {
-		return out
+	s := headroom.Signals{Samples: len(lags), CPUIdle: out.CPUIdleP50}
+	if len(lags) > 0 {
+		p50, _ := stats.Percentile(lags, 50)
+		p99, _ := stats.Percentile(lags, 99)
+		out.LagP50MS, out.LagP99MS, out.LagMaxMS = ptr(p50), ptr(p99), ptr(lags[len(lags)-1])
+		s.ClientLagP50MS = p50
 	}
-	p50, _ := stats.Percentile(lags, 50)
-	p99, _ := stats.Percentile(lags, 99)
-	out.LagP50MS, out.LagP99MS, out.LagMaxMS = ptr(p50), ptr(p99), ptr(lags[len(lags)-1])
-	out.Limited, out.Reason = headroom.Judge(headroom.Signals{ClientLagP50MS: p50, Samples: len(lags)})
+	out.Limited, out.Reason = headroom.Judge(s)
 	return out
 }
 

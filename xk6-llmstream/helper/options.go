@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/llmstream/xk6-llmstream/internal/headroom"
 	"github.com/llmstream/xk6-llmstream/internal/records"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/serverstats"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/stream"
@@ -56,6 +57,7 @@ type config struct {
 	logger          *slog.Logger
 	clockNow        func() time.Time
 	clockSleep      func(time.Duration)
+	readCPU         func() (headroom.CPUTimes, error)
 	records         *records.Writer
 	sampler         *serverstats.Sampler
 	gpuSampler      *serverstats.Sampler
@@ -69,6 +71,7 @@ func newConfig(opts []Option) config {
 		maxBody:         DefaultMaxBody,
 		maxText:         DefaultMaxText,
 		bodyReadTimeout: DefaultBodyReadTimeout,
+		readCPU:         headroom.ReadCPU,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -127,6 +130,13 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // loading the machine; the default is time.Now and time.Sleep.
 func WithClock(now func() time.Time, sleep func(time.Duration)) Option {
 	return func(c *config) { c.clockNow, c.clockSleep = now, sleep }
+}
+
+// WithCPUCounters replaces how the helper's CPU sampler reads the machine's
+// CPU counters (default headroom.ReadCPU): tests give each request a known
+// idle share with it instead of loading the machine.
+func WithCPUCounters(read func() (headroom.CPUTimes, error)) Option {
+	return func(c *config) { c.readCPU = read }
 }
 
 // WithRecords writes one record per request to w (docs/records.md). The

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmstream/xk6-llmstream/internal/headroom"
 )
 
 // DefaultAddr is where the helper listens unless told otherwise: loopback, on a
@@ -30,8 +32,8 @@ type Server struct {
 	url     string
 	cancel  context.CancelFunc // cancels every request's context (hard stop)
 
-	stopCanary chan struct{} // closed by Shutdown
-	canaryDone chan struct{} // closed when the canary has returned
+	stopCanary chan struct{}  // closed by Shutdown: stops the canary and the CPU sampler
+	background sync.WaitGroup // the canary and the CPU sampler
 
 	served    chan struct{} // closed when the serve loop has returned
 	serveErr  error         // what it returned, set before served is closed
@@ -89,12 +91,9 @@ func Start(addr string, opts ...Option) (*Server, error) {
 		},
 		served:     make(chan struct{}),
 		stopCanary: make(chan struct{}),
-		canaryDone: make(chan struct{}),
 	}
-	go func() {
-		defer close(s.canaryDone)
-		h.canary.run(s.stopCanary)
-	}()
+	s.background.Go(func() { h.canary.run(s.stopCanary) })
+	s.background.Go(func() { h.cpu.Run(s.stopCanary, headroom.CPUSampleInterval) })
 	go func() {
 		defer close(s.served)
 		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -202,7 +201,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.cancel()
 		close(s.stopCanary)
-		<-s.canaryDone
+		s.background.Wait()
 		<-s.served
 		s.handler.Wait()
 		if c, ok := s.handler.cfg.streamer.(interface{ CloseIdleConnections() }); ok {

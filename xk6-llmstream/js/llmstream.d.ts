@@ -601,6 +601,7 @@ export const METRICS: {
   readonly serverTPOT: 'llm_server_tpot';
   readonly cachedInputTokens: 'llm_cached_input_tokens';
   readonly clientLag: 'llm_client_lag';
+  readonly clientCPUIdle: 'llm_client_cpu_idle';
   readonly itlZeroGaps: 'llm_itl_zero_gaps';
   readonly stageConnect: 'llm_stage_connect';
   readonly stageSend: 'llm_stage_send';

@@ -66,39 +66,49 @@ func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), LimitedWarning) || !strings.Contains(stderr.String(), "above 1 ms (") {
+	if !strings.Contains(stderr.String(), LimitedWarning) || !strings.Contains(stderr.String(), "above 0.15 ms (") {
 		t.Errorf("no warning about the load generator with a 3 ms injected lag:\n%s", stderr.String())
 	}
 }
 
 func TestReportHealth(t *testing.T) {
 	t.Parallel()
-	share, quiet, busy, p50, p99, low := 0.165, 0.84, 0.04, 2.0, 7.5, 0.4
+	share, quiet, busy, p50, p99, low := 0.165, 0.84, 0.04, 2.0, 7.5, 0.05
+	// judged sets the verdict as the helper's Health does.
+	judged := func(h helper.Health) helper.Health {
+		s := headroom.Signals{Samples: int(h.LagSamples), CPUIdle: h.CPUIdleP50}
+		if h.LagP50MS != nil {
+			s.ClientLagP50MS = *h.LagP50MS
+		}
+		h.Limited, h.Reason = headroom.Judge(s)
+		return h
+	}
 	for _, tc := range []struct {
 		h     helper.Health
-		idle  *float64
 		first string // the first line, "" for no warning
 		more  string
 	}{
-		{helper.Health{}, &quiet, "", ""},
-		{helper.Health{LagSamples: 900, LagP50MS: &low, LagP99MS: &p99}, &quiet, "", ""},
-		{helper.Health{LagSamples: 900, LagP50MS: &p50, LagP99MS: &p99, ITLGaps: 1000, ITLZeroShare: &share}, nil,
-			LimitedWarning + ": client lag p50 2 ms over 900 requests is above 1 ms (" + headroom.Doc + ")",
+		{helper.Health{CPUIdleP50: &quiet}, "", ""},
+		{helper.Health{LagSamples: 900, LagP50MS: &low, LagP99MS: &p99, CPUIdleP50: &quiet}, "", ""},
+		{helper.Health{LagSamples: 900, LagP50MS: &p50, LagP99MS: &p99, ITLGaps: 1000, ITLZeroShare: &share},
+			LimitedWarning + ": client lag p50 2 ms over 900 requests is above 0.15 ms (" + headroom.Doc + ")",
 			"llm_client_lag over 900 requests: p50 2 ms, p99 7.5 ms; 16.5% of 1000 ITL gaps were 0."},
-		{helper.Health{LagSamples: 900, LagP50MS: &low, LagP99MS: &p99}, &busy,
-			LimitedWarning + ": the CPUs were 4% idle while k6 ran (under 10%) (" + headroom.Doc + ")",
-			"p50 0.4 ms, p99 7.5 ms; CPUs 4% idle while k6 ran."},
+		{helper.Health{LagSamples: 900, LagP50MS: &low, LagP99MS: &p99, CPUIdleP50: &busy},
+			LimitedWarning + ": the CPUs were 4% idle while the median request ran",
+			"p50 0.05 ms, p99 7.5 ms; CPUs 4% idle while the median request ran."},
 	} {
 		var lines []string
-		reportHealth(tc.h, tc.idle, func(f string, a ...any) { lines = append(lines, strings.TrimSpace(fmt.Sprintf(f, a...))) })
+		h := judged(tc.h)
+		reportHealth(h, func(f string, a ...any) { lines = append(lines, strings.TrimSpace(fmt.Sprintf(f, a...))) })
 		if tc.first == "" {
 			if len(lines) != 0 {
-				t.Errorf("reportHealth(%+v) said %q, want nothing", tc.h, lines)
+				t.Errorf("reportHealth(%+v) said %q, want nothing", h, lines)
 			}
 			continue
 		}
-		if len(lines) != 2 || lines[0] != tc.first || !strings.Contains(lines[1], tc.more) || len([]rune(lines[0])) > 200 {
-			t.Errorf("reportHealth(%+v) said %q, want %q then …%q…", tc.h, lines, tc.first, tc.more)
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], tc.first) || !strings.HasSuffix(lines[0], "("+headroom.Doc+")") ||
+			!strings.Contains(lines[1], tc.more) || len([]rune(lines[0])) > 200 {
+			t.Errorf("reportHealth(%+v) said %q, want %q… then …%q…", h, lines, tc.first, tc.more)
 		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // TestStartK6LowersEveryThread: when StartK6 returns, every thread of k6 runs
-// nice steps below this process, and so does every thread it starts later;
-// this process's own threads keep their priority.
+// nice steps below this process and under SCHED_IDLE, and so does every
+// thread it starts later; this process's own threads keep their priority.
 func TestStartK6LowersEveryThread(t *testing.T) {
 	own := ownNice(t)
 	self, err := os.Executable()
@@ -28,20 +28,21 @@ func TestStartK6LowersEveryThread(t *testing.T) {
 		t.Fatalf("StartK6: %v %s", err, note)
 	}
 	defer func() { _ = cmd.Process.Kill(); <-waited }()
-	if odd := threadsNotAt(cmd.Process.Pid, own+7); odd != "" {
+	if odd := threadsNotAt(cmd.Process.Pid, own+7, true); odd != "" {
 		t.Errorf("right after StartK6: %s", odd)
 	}
 	time.Sleep(50 * time.Millisecond) // the child's runtime starts more threads meanwhile
-	if odd := threadsNotAt(cmd.Process.Pid, own+7); odd != "" {
+	if odd := threadsNotAt(cmd.Process.Pid, own+7, true); odd != "" {
 		t.Errorf("later: %s", odd)
 	}
-	if odd := threadsNotAt(os.Getpid(), own); odd != "" {
+	if odd := threadsNotAt(os.Getpid(), own, false); odd != "" {
 		t.Errorf("this process: %s", odd)
 	}
 }
 
 // TestRunLowersK6Priority: Run starts k6 K6Nice steps below its own priority
-// (0: at it), and refuses a K6Nice out of range.
+// and under SCHED_IDLE (0: at it, under the normal policy), and refuses a
+// K6Nice out of range.
 func TestRunLowersK6Priority(t *testing.T) {
 	own := ownNice(t)
 	for _, nice := range []int{0, 7} {
@@ -57,7 +58,7 @@ func TestRunLowersK6Priority(t *testing.T) {
 		pid := readRecord(t, record).Pid
 		var odd string
 		for range 200 { // the runner may still be lowering the threads it saw
-			if odd = threadsNotAt(pid, own+nice); odd == "" {
+			if odd = threadsNotAt(pid, own+nice, nice > 0); odd == "" {
 				break
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -87,13 +88,21 @@ func ownNice(t *testing.T) int {
 	return own
 }
 
-// threadsNotAt names a thread of process pid whose nice value is not nice
+// threadsNotAt names a thread of process pid whose nice value is not nice,
+// or whose scheduling policy is not SCHED_IDLE (idle) or the normal one
 // ("" when there is none).
-func threadsNotAt(pid, nice int) string {
+func threadsNotAt(pid, nice int, idle bool) string {
 	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/stat")
+	want := 0 // SCHED_OTHER
+	if idle {
+		want = 5 // SCHED_IDLE
+	}
 	for _, p := range tasks {
 		if n := niceOf(p); n != nice && n != -100 {
 			return p + " runs at nice " + strconv.Itoa(n) + ", want " + strconv.Itoa(nice)
+		}
+		if pol := statField(p, 41); pol != want && pol != -100 {
+			return p + " runs under scheduling policy " + strconv.Itoa(pol) + ", want " + strconv.Itoa(want)
 		}
 	}
 	if len(tasks) == 0 {

@@ -95,6 +95,9 @@ type Config struct {
 	ScrapeOptions []serverstats.Option
 	// OnMock, when set, is told the mock's base URL once it listens.
 	OnMock func(url string)
+	// NoLoadGenWarning leaves out the end-of-run load-generator warning:
+	// calibrate prints the rule's verdict itself, beside the ground truth.
+	NoLoadGenWarning bool
 }
 
 // Run starts the helper (and the mock), runs "k6 run <Args…>" with the
@@ -177,40 +180,32 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 	}
 	say("helper at %s (upstreams allowed: %s), given to k6 as %s", hs.URL(), allowList, HelperEnv)
 
-	code, idle, err := runK6(ctx, k6, cfg, env, say)
+	code, err = runK6(ctx, k6, cfg, env, say)
 	if err != nil {
 		return 0, err
 	}
 	ferr := finish()
 	reportFailures(served.Failures, say)
 	reportExit(code, say)
-	reportHealth(served.Health, idle, say)
+	if !cfg.NoLoadGenWarning {
+		reportHealth(served.Health, say)
+	}
 	reportSendLag(served.Health, say)
 	return code, ferr
 }
 
-// runK6 runs k6 to its end and returns its exit code and the machine's idle
-// CPU share while it ran (nil when unknown: not Linux).
-func runK6(ctx context.Context, k6 string, cfg Config, env []string, say func(string, ...any)) (int, *float64, error) {
+// runK6 runs k6 to its end and returns its exit code.
+func runK6(ctx context.Context, k6 string, cfg Config, env []string, say func(string, ...any)) (int, error) {
 	cmd := k6Command(k6, cfg, env)
 	say("running %s run …", k6)
-	cpuBefore, cpuErr := ReadCPU()
 	waitErr, note, err := StartK6(cmd, cfg.K6Nice)
 	if err != nil {
-		return 0, nil, fmt.Errorf("starting k6 (%s): %w", k6, err)
+		return 0, fmt.Errorf("starting k6 (%s): %w", k6, err)
 	}
 	if note != "" {
 		say("warning: %s", note)
 	}
-	code, err := supervise(ctx, cmd, waitErr, cfg.Signals, say)
-	if err != nil {
-		return 0, nil, err
-	}
-	var idle *float64
-	if cpuAfter, err := ReadCPU(); err == nil && cpuErr == nil {
-		idle = cpuAfter.IdleSince(cpuBefore)
-	}
-	return code, idle, nil
+	return supervise(ctx, cmd, waitErr, cfg.Signals, say)
 }
 
 // reportServed says what the helper served: streams, records, scrapes.
@@ -325,26 +320,21 @@ func requests(n int64) string {
 // load-generator rule (headroom.Judge) finds limited.
 const LimitedWarning = "warning: " + headroom.Warning
 
-// reportHealth applies the load-generator rule to the helper's client lag
-// and the machine's idle CPU share while k6 ran (nil: unknown), and prints the
-// warning when it finds the run limited: a first line of at most 200
-// characters naming the page that explains it, then the figures.
-func reportHealth(h helper.Health, idle *float64, say func(string, ...any)) {
-	s := headroom.Signals{Samples: int(h.LagSamples), CPUIdle: idle}
-	if h.LagP50MS != nil {
-		s.ClientLagP50MS = *h.LagP50MS
-	}
-	limited, why := headroom.Judge(s)
-	if !limited {
+// reportHealth prints the load-generator warning when the helper's health
+// (headroom.Judge on the client lag's and the CPU idle share's medians)
+// finds the run limited: a first line of at most 200 characters naming the
+// page that explains it, then the figures.
+func reportHealth(h helper.Health, say func(string, ...any)) {
+	if !h.Limited {
 		return
 	}
-	say("warning: %s", headroom.Line(why))
+	say("warning: %s", headroom.Line(h.Reason))
 	figs := fmt.Sprintf("  llm_client_lag over %d requests", h.LagSamples)
 	if h.LagP50MS != nil && h.LagP99MS != nil {
 		figs += fmt.Sprintf(": p50 %.3g ms, p99 %.3g ms", *h.LagP50MS, *h.LagP99MS)
 	}
-	if idle != nil {
-		figs += fmt.Sprintf("; CPUs %.0f%% idle while k6 ran", 100**idle)
+	if h.CPUIdleP50 != nil {
+		figs += fmt.Sprintf("; CPUs %.0f%% idle while the median request ran", 100**h.CPUIdleP50)
 	}
 	if h.ITLZeroShare != nil {
 		figs += fmt.Sprintf("; %.1f%% of %d ITL gaps were 0", 100**h.ITLZeroShare, h.ITLGaps)
@@ -435,7 +425,7 @@ func helperOptions(cfg Config, token string, allowList *helper.AllowList, stderr
 // k6Command is `k6 run ARGS` with env and cfg's standard streams.
 func k6Command(k6 string, cfg Config, env []string) *exec.Cmd {
 	cmd := exec.Command(k6, append([]string{"run"}, cfg.Args...)...)
-	cmd.Env = env
+	cmd.Env = K6GCEnv(env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
 	cmd.WaitDelay = WaitDelay
 	prepare(cmd)

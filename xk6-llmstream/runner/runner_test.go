@@ -144,21 +144,25 @@ func fakeK6() int {
 }
 
 // niceOf reads the nice value from a /proc stat file (-100 when it cannot).
-func niceOf(path string) int {
+func niceOf(path string) int { return statField(path, 19) }
+
+// statField is field n (1-based, as proc(5) numbers them) of a stat file,
+// -100 when it cannot be read.
+func statField(path string, n int) int {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return -100
 	}
-	// The fields after the command name (in parentheses): nice is the 19th field of the line.
+	// The fields after the command name (in parentheses) start at the 3rd.
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 17 {
+	if len(f) < n-2 {
 		return -100
 	}
-	n, err := strconv.Atoi(f[16])
+	v, err := strconv.Atoi(f[n-3])
 	if err != nil {
 		return -100
 	}
-	return n
+	return v
 }
 
 // fakeEnv is an environment that runs this binary as k6.

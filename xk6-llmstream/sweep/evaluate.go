@@ -48,6 +48,8 @@ func (s Spec) Want() Want {
 	for _, m := range LatencyMetrics {
 		w.Streams = addStream(w.Streams, Stream{Metric: m})
 	}
+	w.Streams = addStream(w.Streams, Stream{Metric: metrics.ClientLag})
+	w.Streams = addStream(w.Streams, Stream{Metric: metrics.ClientCPUIdle})
 	if s.Deadline != nil {
 		w.Streams = addStream(w.Streams, Stream{Metric: metrics.DeadlineMet})
 		w.Deadline = s.Deadline
@@ -88,6 +90,8 @@ func (s Spec) Evaluate(r *Reading, offered float64, below *Level) Level {
 	for _, m := range LatencyMetrics {
 		lv.Latency = append(lv.Latency, distOf(m, r.Streams[streamIndex(want.Streams, Stream{Metric: m})].Sorted, s.Confidence))
 	}
+	lv.LoadGenerator = loadGen(r.Streams[streamIndex(want.Streams, Stream{Metric: metrics.ClientLag})].Sorted,
+		r.Streams[streamIndex(want.Streams, Stream{Metric: metrics.ClientCPUIdle})].Sorted)
 	lv.Verdict = result.Pass
 	for _, c := range s.SLO {
 		d := r.Streams[streamIndex(want.Streams, Stream{Metric: c.Metric, Tags: c.Tags})]

@@ -136,6 +136,8 @@ type Level struct {
 	// Saturation says why the level counts as over-saturated (empty: it
 	// does not).
 	Saturation []string `json:"saturation"`
+	// LoadGenerator is the load-generator rule's verdict on the level.
+	LoadGenerator LoadGen `json:"load_generator"`
 	// Server is what the server's own metrics said during the level (null
 	// without --scrape).
 	Server  *ServerSignals `json:"server"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/llmstream/xk6-llmstream/internal/headroom"
 	"github.com/llmstream/xk6-llmstream/internal/result"
 )
 
@@ -44,6 +45,11 @@ func WriteTable(w io.Writer, res *Result) error {
 	for _, l := range res.Levels {
 		if why := reasons(l); len(why) > 0 {
 			fmt.Fprintf(w, "level %d (%s %s) %s:\n  %s\n", l.Index, FormatLevel(l.Offered), res.Unit, l.Verdict, strings.Join(why, "\n  "))
+		}
+	}
+	for _, l := range res.Levels {
+		if l.LoadGenerator.Limited {
+			fmt.Fprintf(w, "level %d (%s %s): warning: %s\n", l.Index, FormatLevel(l.Offered), res.Unit, headroom.Line(l.LoadGenerator.Why))
 		}
 	}
 	if res.CacheWarning != "" {
@@ -100,6 +106,11 @@ func Answer(res *Result) string {
 	}
 	if untrusted != "" {
 		answer += "; " + untrusted
+	}
+	for _, l := range res.Levels {
+		if l.Offered == *res.MaxPassing && l.LoadGenerator.Limited {
+			answer += "; at that level " + headroom.Warning
+		}
 	}
 	return answer
 }

@@ -257,7 +257,9 @@ func (k *k6Path) exec(script, jsonOut string) (self, k6CPU time.Duration, err er
 		args = append(args, "--out", "json="+jsonOut)
 	}
 	cmd := exec.Command(k.bin, append(args, script)...)
-	cmd.Env = append(os.Environ(), "LLM_BASE_URL="+k.mockURL, "LLMSTREAM_HELPER="+k.hs.URL(), "LLMSTREAM_HELPER_TOKEN=")
+	// k6 as xk6-llmstream run starts it: its garbage collector's settings
+	// (runner.K6GCEnv) and its priority (StartK6).
+	cmd.Env = runner.K6GCEnv(append(os.Environ(), "LLM_BASE_URL="+k.mockURL, "LLMSTREAM_HELPER="+k.hs.URL(), "LLMSTREAM_HELPER_TOKEN="))
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cpu0 := processCPU()

@@ -15,6 +15,7 @@ const COUNTERS = ['outputTokens', 'inputTokens', 'cachedInputTokens', 'itlZeroGa
 const metricByName = {};
 for (const k of TIME_TRENDS) metricByName[METRICS[k]] = new Trend(METRICS[k], true);
 for (const k of COUNTERS) metricByName[METRICS[k]] = new Counter(METRICS[k]);
+metricByName[METRICS.clientCPUIdle] = new Trend(METRICS.clientCPUIdle);
 metricByName[METRICS.requestsFailed] = new Rate(METRICS.requestsFailed);
 metricByName[METRICS.requestsAbandoned] = new Rate(METRICS.requestsAbandoned);
 metricByName[METRICS.outputTokenMismatch] = new Rate(METRICS.outputTokenMismatch);

@@ -38,6 +38,7 @@ export const METRICS = Object.freeze({
   serverTPOT: 'llm_server_tpot',
   cachedInputTokens: 'llm_cached_input_tokens',
   clientLag: 'llm_client_lag',
+  clientCPUIdle: 'llm_client_cpu_idle',
   itlZeroGaps: 'llm_itl_zero_gaps',
   stageConnect: 'llm_stage_connect',
   stageSend: 'llm_stage_send',

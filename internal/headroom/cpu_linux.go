@@ -1,6 +1,6 @@
 //go:build linux
 
-package runner
+package headroom
 
 import (
 	"bufio"
@@ -10,10 +10,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// CPUTimes are /proc/stat's aggregate CPU counters (jiffies): how much of the
-// machine's CPU time was idle, whoever used the rest.
-type CPUTimes struct{ idle, total uint64 }
 
 // ReadCPU reads the machine's CPU counters (Linux; an error elsewhere).
 func ReadCPU() (CPUTimes, error) {
@@ -42,22 +38,12 @@ func parseProcStat(r io.Reader) (CPUTimes, error) {
 			if err != nil {
 				return CPUTimes{}, fmt.Errorf("/proc/stat: %q: %w", s, err)
 			}
-			t.total += v
+			t.Total += v
 			if i == 3 || i == 4 { // idle, iowait
-				t.idle += v
+				t.Idle += v
 			}
 		}
 		return t, nil
 	}
 	return CPUTimes{}, fmt.Errorf("/proc/stat: no cpu line")
-}
-
-// IdleSince is the idle share of the machine's CPUs between two readings;
-// nil when no time passed between them.
-func (t CPUTimes) IdleSince(before CPUTimes) *float64 {
-	if t.total <= before.total {
-		return nil
-	}
-	v := float64(t.idle-before.idle) / float64(t.total-before.total)
-	return &v
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package runner
+package headroom
 
 import (
 	"strings"
@@ -14,10 +14,10 @@ func TestParseProcStat(t *testing.T) {
 		t.Fatal(err)
 	}
 	// user..steal (8 fields); guest (7) is already in user; idle+iowait.
-	if got.total != 100+5+50+800+45+0+10+0 || got.idle != 800+45 {
+	if got.Total != 100+5+50+800+45+0+10+0 || got.Idle != 800+45 {
 		t.Fatalf("got %+v", got)
 	}
-	later := CPUTimes{idle: got.idle + 30, total: got.total + 120}
+	later := CPUTimes{Idle: got.Idle + 30, Total: got.Total + 120}
 	if v := later.IdleSince(got); v == nil || *v != 0.25 {
 		t.Errorf("IdleSince = %v, want 0.25", v)
 	}
