@@ -67,6 +67,7 @@ func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	tokens := fs.Int("output-tokens", 128, "the target's answer length in tokens (a request's max_tokens caps it)")
 	format := fs.String("format", "text", "report format: text or json")
 	k6Nice := fs.Int("k6-nice", runner.DefaultK6Nice, "run k6 this many steps of CPU priority below the helper (0-19)")
+	k6Idle := fs.Bool("k6-idle", true, "run k6 under SCHED_IDLE (Linux): any other thread preempts it at once")
 	keep := fs.String("keep", "", "keep the records and the mock's log in this `folder` (default: a temporary one, removed)")
 	probe := fs.Int("probe", 0, "shape the mock from `N` streamed requests to LLM_BASE_URL first (0: from the flags alone)")
 	probeTimeout := fs.Duration("probe-timeout", calibrate.DefaultProbeTimeout, "bound each --probe request to this `duration`, headers to the end of the answer")
@@ -115,7 +116,7 @@ func calibrateCmd(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	res, err := calibrate.Run(ctx, calibrate.Config{
 		Args: rest, Shape: shape,
-		Env: env, Stdin: stdin, Stdout: stderr, Stderr: stderr, Signals: signals, K6Nice: *k6Nice, Dir: *keep,
+		Env: env, Stdin: stdin, Stdout: stderr, Stderr: stderr, Signals: signals, K6Nice: *k6Nice, K6Idle: *k6Idle, Dir: *keep,
 		MockCmd: mockCmd,
 	})
 	if err != nil {

@@ -48,10 +48,12 @@ Flags:
                        (JSON Lines, .gz compresses; see docs/records.md);
                        FILE must be new, empty or a records file
   --records-overwrite  let --records replace a file that is not a records file
-  --k6-nice N          run k6 N steps of CPU priority below the helper, and
-                       under SCHED_IDLE (0-19, default 10; 0: the same priority
-                       and policy), so that k6's own CPU does not delay the
-                       helper's timestamps (Linux)
+  --k6-nice N          run k6 N steps of CPU priority below the helper (0-19,
+                       default 10; 0: the same), so that k6's own CPU does not
+                       delay the helper's timestamps (Linux)
+  --k6-idle            run k6 under SCHED_IDLE (Linux, default true): any other
+                       thread preempts it at once; --k6-idle=false on a machine
+                       shared with other work, where k6 would get little CPU
   --scrape URL         stamp each record with the server's queue depth and
                        running requests from this Prometheus /metrics URL
                        (http or https), or "mock" for the run's own mock,
@@ -69,6 +71,7 @@ type runFlags struct {
 	records     string
 	recOverride bool
 	k6Nice      int
+	k6Idle      bool
 	scrape      string
 	caFile      string
 	verbose     bool
@@ -86,7 +89,7 @@ type runFlags struct {
 // did you mean --records?), so that nothing starts on a typo. From the
 // script on, every argument goes to k6 unchanged and k6 checks it.
 func parseRunArgs(args []string) (runFlags, []string, error) {
-	f := runFlags{k6Nice: runner.DefaultK6Nice}
+	f := runFlags{k6Nice: runner.DefaultK6Nice, k6Idle: true}
 	var k6 []string // k6 flags before the script
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -137,7 +140,7 @@ func parseRunArgs(args []string) (runFlags, []string, error) {
 // isRunBoolFlag says whether name is one of run's boolean flags.
 func isRunBoolFlag(name string) bool {
 	switch name {
-	case "mock", "verbose", "records-overwrite":
+	case "mock", "verbose", "records-overwrite", "k6-idle":
 		return true
 	}
 	return false
@@ -170,6 +173,8 @@ func (f *runFlags) setBool(name, value string, hasValue bool) error {
 		f.mock = b
 	case "verbose":
 		f.verbose = b
+	case "k6-idle":
+		f.k6Idle = b
 	default:
 		f.recOverride = b
 	}
@@ -293,6 +298,7 @@ func runK6(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		Records:          f.records,
 		RecordsOverwrite: f.recOverride,
 		K6Nice:           f.k6Nice,
+		K6Idle:           f.k6Idle,
 		Scrape:           f.scrape,
 		HelperOptions:    caOpts,
 		ScrapeOptions:    scrapeCAOpts,

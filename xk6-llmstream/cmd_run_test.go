@@ -21,7 +21,7 @@ import (
 
 func TestParseRunArgs(t *testing.T) {
 	// def is f with the default k6 nice, which every row but the --k6-nice ones has.
-	def := func(f runFlags) runFlags { f.k6Nice = runner.DefaultK6Nice; return f }
+	def := func(f runFlags) runFlags { f.k6Nice, f.k6Idle = runner.DefaultK6Nice, true; return f }
 	for _, tt := range []struct {
 		args    []string
 		want    runFlags
@@ -40,8 +40,10 @@ func TestParseRunArgs(t *testing.T) {
 		{[]string{"--mock-profile"}, def(runFlags{}), nil, "--mock-profile needs a value"},
 		{[]string{"--mock=maybe", "s.js"}, def(runFlags{}), nil, `"maybe"`},
 		{[]string{"--help"}, def(runFlags{help: true}), nil, ""},
-		{[]string{"--k6-nice", "0", "s.js"}, runFlags{}, []string{"s.js"}, ""},
-		{[]string{"--k6-nice=19", "s.js"}, runFlags{k6Nice: 19}, []string{"s.js"}, ""},
+		{[]string{"--k6-nice", "0", "s.js"}, runFlags{k6Idle: true}, []string{"s.js"}, ""},
+		{[]string{"--k6-nice=19", "s.js"}, runFlags{k6Nice: 19, k6Idle: true}, []string{"s.js"}, ""},
+		{[]string{"--k6-idle=false", "s.js"}, runFlags{k6Nice: runner.DefaultK6Nice}, []string{"s.js"}, ""},
+		{[]string{"--k6-idle=maybe", "s.js"}, runFlags{}, nil, `--k6-idle: want true or false`},
 		{[]string{"--k6-nice", "20", "s.js"}, runFlags{}, nil, `--k6-nice "20": want a whole number from 0 to 19`},
 		{[]string{"--k6-nice=-1", "s.js"}, runFlags{}, nil, `--k6-nice "-1"`},
 		{[]string{"--k6-nice", "x", "s.js"}, runFlags{}, nil, `--k6-nice "x"`},

@@ -8,7 +8,7 @@ import (
 )
 
 // runnerFlags are the names of run's own flags (without dashes).
-var runnerFlags = []string{"mock", "mock-profile", "allow", "records", "records-overwrite", "k6-nice", "scrape", "ca-file", "verbose", "help", "h"}
+var runnerFlags = []string{"mock", "mock-profile", "allow", "records", "records-overwrite", "k6-nice", "k6-idle", "scrape", "ca-file", "verbose", "help", "h"}
 
 // k6RunFlags are the flags of "k6 run" (k6 v1.x and v2.x, from `k6 run
 // --help`) that run lets through before the script, each with whether it

@@ -33,6 +33,7 @@ type Config struct {
 	Stdout, Stderr io.Writer // k6's and the runner's output
 	Signals        <-chan os.Signal
 	K6Nice         int
+	K6Idle         bool
 	// Dir keeps the records and the mock's log (a temporary folder when "",
 	// removed after the run).
 	Dir    string
@@ -107,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	before, cpuErr := headroom.ReadCPU()
 	code, runErr := runner.Run(ctx, runner.Config{
 		Args: cfg.Args, Env: cfg.Env, Stdin: cfg.Stdin, Stdout: cfg.Stdout, Stderr: cfg.Stderr,
-		Signals: cfg.Signals, Records: recPath, K6Nice: cfg.K6Nice,
+		Signals: cfg.Signals, Records: recPath, K6Nice: cfg.K6Nice, K6Idle: cfg.K6Idle,
 		Mock: true, MockProfile: profilePath, MockLog: logPath, MockCmd: cfg.MockCmd, NoLoadGenWarning: true,
 	})
 	after, cpuErr2 := headroom.ReadCPU()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,6 +48,20 @@ type lateClock struct{ lag time.Duration }
 func (c *lateClock) now() time.Time        { return time.Now().Add(c.lag) }
 func (c *lateClock) sleep(d time.Duration) { time.Sleep(d) }
 
+// idleCPU are CPU counters that advance at share idle, whatever the machine
+// does: the rule's CPU clause then stays quiet on a busy test machine.
+func idleCPU(share float64) func() (headroom.CPUTimes, error) {
+	var mu sync.Mutex
+	var t headroom.CPUTimes
+	return func() (headroom.CPUTimes, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Total += 100
+		t.Idle += uint64(100 * share)
+		return t, nil
+	}
+}
+
 func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
 	t.Parallel()
 	clk := &lateClock{lag: 3 * time.Millisecond}
@@ -62,7 +77,7 @@ func TestRunWarnsWhenLimitedByTheLoadGenerator(t *testing.T) {
 	env, _ := fakeEnv(t, "FAKE_K6_PROBE="+strings.Repeat("/v1/chat/completions ", headroom.MinSamples+20))
 	var stderr lockedBuffer
 	_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr, MockProfile: profile,
-		HelperOptions: []helper.Option{helper.WithClock(clk.now, clk.sleep)}})
+		HelperOptions: []helper.Option{helper.WithClock(clk.now, clk.sleep), helper.WithCPUCounters(idleCPU(0.9))}})
 	if err != nil {
 		t.Fatal(err)
 	}

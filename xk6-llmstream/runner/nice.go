@@ -37,9 +37,9 @@ func start(cmd *exec.Cmd) (<-chan error, error) {
 }
 
 // StartK6 starts cmd with its CPU priority nice steps below this process's
-// (0: the same) and returns the channel its Wait's result arrives on. note,
-// when not empty, says why the priority could not be lowered (k6 then runs
-// at the runner's).
-func StartK6(cmd *exec.Cmd, nice int) (waited <-chan error, note string, err error) {
-	return startNiced(cmd, nice)
+// (0: the same), under SCHED_IDLE when idle is set (Linux), and returns the
+// channel its Wait's result arrives on. note, when not empty, says why the
+// priority could not be lowered (k6 then runs at the runner's).
+func StartK6(cmd *exec.Cmd, nice int, idle bool) (waited <-chan error, note string, err error) {
+	return startNiced(cmd, nice, idle)
 }

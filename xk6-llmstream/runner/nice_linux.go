@@ -10,7 +10,7 @@ import (
 )
 
 // startNiced starts cmd, then lowers the priority of every thread of it: its
-// nice value, and its scheduling policy to SCHED_IDLE. On Linux each thread
+// nice value, and with idle its scheduling policy to SCHED_IDLE. On Linux each thread
 // has its own and a new thread inherits its creator's, so once every thread
 // is lowered, all later ones are too; the sweep repeats until it finds none
 // left to lower (k6's runtime starts its first threads while the sweep runs).
@@ -21,14 +21,14 @@ import (
 // nice value alone only shares the CPU by weight (the delivery-lag benchmark:
 // k6's ITL error p99 excess over a bare client's fell from 2.8× to 1.3–1.6×
 // at 50 streams on 2 CPUs).
-func startNiced(cmd *exec.Cmd, nice int) (<-chan error, string, error) {
+func startNiced(cmd *exec.Cmd, nice int, idle bool) (<-chan error, string, error) {
 	waited, err := start(cmd)
 	if err != nil {
 		return nil, "", err
 	}
 	note := ""
-	if nice > 0 {
-		note = lowerPriority(cmd.Process.Pid, nice)
+	if nice > 0 || idle {
+		note = lowerPriority(cmd.Process.Pid, nice, idle)
 	}
 	return waited, note, nil
 }
@@ -37,8 +37,9 @@ func startNiced(cmd *exec.Cmd, nice int) (<-chan error, string, error) {
 const maxSweeps = 50
 
 // lowerPriority sets every thread of process pid to this process's nice
-// value plus n, and says why it could not, if it could not.
-func lowerPriority(pid, n int) string {
+// value plus n (and with idle under SCHED_IDLE), and says why it could not,
+// if it could not.
+func lowerPriority(pid, n int, idle bool) string {
 	own, err := niceOfThread(os.Getpid())
 	if err != nil {
 		return "reading the runner's priority: " + err.Error()
@@ -65,7 +66,7 @@ func lowerPriority(pid, n int) string {
 				}
 				changed = true
 			}
-			if idle, err := isIdlePolicy(tid); err == nil && !idle {
+			if isIdle, err := isIdlePolicy(tid); idle && err == nil && !isIdle {
 				if err := setIdlePolicy(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
 					return "setting k6's scheduling policy to SCHED_IDLE: " + err.Error()
 				}

@@ -23,7 +23,7 @@ func TestStartK6LowersEveryThread(t *testing.T) {
 	env, _ := fakeEnv(t, "FAKE_K6_SIGNAL=ignore") // waits for signals until killed
 	cmd := exec.Command(self)
 	cmd.Env = env
-	waited, note, err := StartK6(cmd, 7)
+	waited, note, err := StartK6(cmd, 7, true)
 	if err != nil || note != "" {
 		t.Fatalf("StartK6: %v %s", err, note)
 	}
@@ -51,7 +51,7 @@ func TestRunLowersK6Priority(t *testing.T) {
 		done := make(chan error, 1)
 		var stderr lockedBuffer
 		go func() {
-			_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr, Signals: signals, K6Nice: nice})
+			_, err := Run(context.Background(), Config{Args: []string{"s.js"}, Env: env, Stderr: &stderr, Signals: signals, K6Nice: nice, K6Idle: nice > 0})
 			done <- err
 		}()
 		waitReady(t, record)

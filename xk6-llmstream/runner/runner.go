@@ -83,6 +83,12 @@ type Config struct {
 	// helper's) by that many nice steps, 0 to MaxK6Nice; 0 leaves it equal.
 	// The command line's default is DefaultK6Nice (see there why).
 	K6Nice int
+	// K6Idle runs k6 under SCHED_IDLE (Linux): any other thread that wakes
+	// up preempts it at once, so k6 cannot delay the helper's reads, but on a
+	// machine other processes keep busy k6 gets little CPU and sends fewer
+	// requests (which the load-generator warning then says). The command
+	// line's default is on (--k6-idle).
+	K6Idle bool
 	// Scrape is a Prometheus /metrics URL, or serverstats.Mock for the
 	// mock's own, scraped every serverstats.DefaultInterval so that each
 	// record carries the server's queue depth and running requests at the
@@ -198,7 +204,7 @@ func Run(ctx context.Context, cfg Config) (code int, err error) {
 func runK6(ctx context.Context, k6 string, cfg Config, env []string, say func(string, ...any)) (int, error) {
 	cmd := k6Command(k6, cfg, env)
 	say("running %s run …", k6)
-	waitErr, note, err := StartK6(cmd, cfg.K6Nice)
+	waitErr, note, err := StartK6(cmd, cfg.K6Nice, cfg.K6Idle)
 	if err != nil {
 		return 0, fmt.Errorf("starting k6 (%s): %w", k6, err)
 	}

@@ -263,7 +263,7 @@ func (k *k6Path) exec(script, jsonOut string) (self, k6CPU time.Duration, err er
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cpu0 := processCPU()
-	waited, note, err := runner.StartK6(cmd, k.nice)
+	waited, note, err := runner.StartK6(cmd, k.nice, true)
 	if err == nil {
 		if note != "" {
 			fmt.Println("k6 path:", note)
