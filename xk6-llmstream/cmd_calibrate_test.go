@@ -71,8 +71,12 @@ func TestCalibrateRealK6(t *testing.T) {
 	if r.K6Exit != 0 || r.Requests == 0 || r.Matched != r.Requests || r.Events == 0 || r.PeakStreams < 1 || r.PeakStreams > 6 {
 		t.Fatalf("report %+v\nstderr:\n%s", r, stderr)
 	}
-	// Causality: the helper reads an event after the mock wrote it.
-	if r.LagP50 < 0 {
+	// Causality: the helper reads an event after the mock wrote it. The two
+	// stamps are wall-clock times of two processes (a read is the request's
+	// wall-clock start plus monotonic time since), so a clock the machine
+	// disciplines while requests run moves them by tenths of a millisecond
+	// (-0.17 ms seen on this VM); a bad match is off by a whole ITL (10 ms).
+	if r.LagP50 < -0.5 {
 		t.Errorf("lag p50 %v ms: events read before they were written (a bad match)", r.LagP50)
 	}
 	good := strings.HasPrefix(r.Verdict, "at this load (") && strings.Contains(r.Verdict, "good to ±")

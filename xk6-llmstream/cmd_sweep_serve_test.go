@@ -168,16 +168,17 @@ func processLives(pid int) bool {
 }
 
 // TestServeSweepMatchesModelRealK6: a server sweep of the mock with fixed
-// service times (400 ms prefill, 8 gaps of 40 ms: 0.72 s a request, long so
+// service times (200 ms prefill, 8 gaps of 20 ms: 0.36 s a request, long so
 // that the rates, and k6's CPU, stay low beside other tests) at --slots 2,
-// 4 and 8, each configuration searching its highest passing rate: each lies
-// within 5% of the queueing model's capacity for its slot count
-// (mockllm.Capacity: slots / 0.72 s = 2.78, 5.56, 11.1 req/s).
+// 4 and 8, each configuration searching its highest passing rate in levels
+// of 4 s (the whole sweep under two minutes, so that -count=3 stays within
+// go test's ten): each lies within 5% of the queueing model's capacity for
+// its slot count (mockllm.Capacity: slots / 0.36 s = 5.56, 11.1, 22.2 req/s).
 // SWEEP_SERVE_TEST_OUT, when set, keeps the sweep's output there.
 func TestServeSweepMatchesModelRealK6(t *testing.T) {
 	const (
-		prefill = 400 * time.Millisecond
-		itl     = 40 * time.Millisecond
+		prefill = 200 * time.Millisecond
+		itl     = 20 * time.Millisecond
 		tokens  = 9
 	)
 	s := newServeSweep(t, fmt.Sprintf(`{"seed":1,"default":{"prefill":{"base":%q,"per_input_token":0,"jitter":{"dist":"none"}},`+
@@ -186,8 +187,8 @@ func TestServeSweepMatchesModelRealK6(t *testing.T) {
 		s.dir = keep
 	}
 	start := time.Now()
-	_, res, stdout := s.run(t, "--serve-params", "slots=2,4,8", "--search", "--min", "2", "--max", "16",
-		"--resolution", "3%", "--budget", "9", "--level-duration", "8s",
+	_, res, stdout := s.run(t, "--serve-params", "slots=2,4,8", "--search", "--min", "4", "--max", "32",
+		"--resolution", "3%", "--budget", "9", "--level-duration", "4s",
 		"--slo", fmt.Sprintf("llm_ttft: p(50)<%d", (prefill+100*time.Millisecond).Milliseconds()), "--max-failure-rate", "1")
 	t.Logf("the sweep took %v\n%s", time.Since(start).Round(time.Second), stdout)
 	if len(res.Configs) != 3 {
