@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmstream/xk6-llmstream/xk6-llmstream/mockllm"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/runner"
 	"github.com/llmstream/xk6-llmstream/xk6-llmstream/sweep"
 )
@@ -165,45 +163,4 @@ func processLives(pid int) bool {
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(f) > 0 && f[0] != "Z"
-}
-
-// TestServeSweepMatchesModelRealK6: a server sweep of the mock with fixed
-// service times (200 ms prefill, 8 gaps of 20 ms: 0.36 s a request, long so
-// that the rates, and k6's CPU, stay low beside other tests) at --slots 2,
-// 4 and 8, each configuration searching its highest passing rate in levels
-// of 4 s (the whole sweep under two minutes, so that -count=3 stays within
-// go test's ten): each lies within 5% of the queueing model's capacity for
-// its slot count (mockllm.Capacity: slots / 0.36 s = 5.56, 11.1, 22.2 req/s).
-// SWEEP_SERVE_TEST_OUT, when set, keeps the sweep's output there.
-func TestServeSweepMatchesModelRealK6(t *testing.T) {
-	const (
-		prefill = 200 * time.Millisecond
-		itl     = 20 * time.Millisecond
-		tokens  = 9
-	)
-	s := newServeSweep(t, fmt.Sprintf(`{"seed":1,"default":{"prefill":{"base":%q,"per_input_token":0,"jitter":{"dist":"none"}},`+
-		`"itl":{"base":%q,"jitter":{"dist":"none"}},"output_tokens":%d}}`, prefill, itl, tokens))
-	if keep := os.Getenv("SWEEP_SERVE_TEST_OUT"); keep != "" {
-		s.dir = keep
-	}
-	start := time.Now()
-	_, res, stdout := s.run(t, "--serve-params", "slots=2,4,8", "--search", "--min", "4", "--max", "32",
-		"--resolution", "3%", "--budget", "9", "--level-duration", "4s",
-		"--slo", fmt.Sprintf("llm_ttft: p(50)<%d", (prefill+100*time.Millisecond).Milliseconds()), "--max-failure-rate", "1")
-	t.Logf("the sweep took %v\n%s", time.Since(start).Round(time.Second), stdout)
-	if len(res.Configs) != 3 {
-		t.Fatalf("%d configurations, want 3", len(res.Configs))
-	}
-	for i, slots := range []int{2, 4, 8} {
-		c := res.Configs[i]
-		model := mockllm.Capacity(slots, prefill, itl, tokens)
-		if c.Status != sweep.ConfigDone || c.MaxPassing == nil {
-			t.Errorf("slots %d: %s %q, max passing %v", slots, c.Status, c.Reason, c.MaxPassing)
-			continue
-		}
-		t.Logf("slots %d: max passing %.3g req/s, model %.3g req/s (%+.1f%%)", slots, *c.MaxPassing, model, 100*(*c.MaxPassing/model-1))
-		if math.Abs(*c.MaxPassing/model-1) > 0.05 {
-			t.Errorf("slots %d: max passing %.3g req/s, not within 5%% of the model's %.3g req/s", slots, *c.MaxPassing, model)
-		}
-	}
 }
