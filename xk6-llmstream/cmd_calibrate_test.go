@@ -53,7 +53,11 @@ func runCalibrateJSON(t *testing.T, bin, script string) (int, calibrateJSON, str
 	t.Helper()
 	t.Setenv(runner.K6BinEnv, bin)
 	var stdout, stderr bytes.Buffer
-	code := realMain([]string{"calibrate", "--format", "json", "--ttft", "50ms", "--itl", "10ms", "--output-tokens", "40", script, "--quiet", "--no-color"}, nil, &stdout, &stderr)
+	// --k6-idle=false: these tests are of calibrate's report, not of k6's
+	// scheduling (the runner's tests hold that); under SCHED_IDLE on a machine
+	// other processes keep busy, as -count=3 with busy loops does, k6 would get
+	// almost no CPU and the test go test's whole ten minutes.
+	code := realMain([]string{"calibrate", "--format", "json", "--k6-idle=false", "--ttft", "50ms", "--itl", "10ms", "--output-tokens", "40", script, "--quiet", "--no-color"}, nil, &stdout, &stderr)
 	var r calibrateJSON
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("calibrate: exit %d, output is not JSON: %v\nstdout:\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
