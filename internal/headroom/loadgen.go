@@ -28,7 +28,7 @@ const Bound = time.Millisecond
 // median request ran with less than MinIdle of the machine's CPUs idle, or
 // when its probe-lag p99 is above MaxClientLag. In the study (k6 under
 // SCHED_IDLE, as run starts it), the cases within Bound ran at 31.7% idle or
-// more and those beyond it at 20.5% or less: MinIdle is about midway. No case
+// more and those beyond it at 18.9% or less: MinIdle is about midway. No case
 // that kept its idle share went beyond Bound, and the largest median probe
 // lag of a case within it was 0.101 ms: MaxClientLag sits half again above
 // it, a backstop for the stalls an idle share cannot show (a container
